@@ -1,0 +1,309 @@
+//! `schedlab`: run, validate and list scenarios natively (batch runs, CI, benchmarks).
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use sched_core::topology::PRESETS;
+use sched_core::{SimTime, Simulator};
+use sched_scenario::{apply_override, format_errors, parse_json, scenario_from_value, schema_value};
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(name = "schedlab", version, about = "Simulate the Linux CFS scheduler on a modelled machine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and print its wakeup-latency table and summary.
+    Run {
+        /// A scenario file, or the name of one in scenarios/ (`teaching-small`).
+        scenario: String,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a field by its dotted path, e.g. `knobs.sched_migration_cost_ns=0`.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// Print the metrics as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Write the event trace to FILE as ftrace text (with each decision's reason
+        /// as a trailing comment when --reasons is given).
+        #[arg(long, value_name = "FILE")]
+        trace_out: Option<PathBuf>,
+        /// Append the model's one-line reason to each trace line.
+        #[arg(long)]
+        reasons: bool,
+    },
+    /// Check a scenario and report every problem with its field path.
+    Validate {
+        scenario: String,
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+    /// List machine presets, shipped scenarios and policy switches.
+    List,
+    /// Print the scenario JSON Schema.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run {
+            scenario,
+            seed,
+            set,
+            json,
+            trace_out,
+            reasons,
+        } => run(&scenario, seed, &set, json, trace_out.as_deref(), reasons),
+        Command::Validate { scenario, set } => validate(&scenario, &set),
+        Command::List => {
+            list();
+            Ok(())
+        }
+        Command::Schema => {
+            print!("{}", sched_scenario::schema_text());
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where shipped scenarios live: `$SCHEDLAB_SCENARIOS`, else `./scenarios`.
+fn scenarios_dir() -> PathBuf {
+    std::env::var_os("SCHEDLAB_SCENARIOS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("scenarios"))
+}
+
+fn locate(name: &str) -> Result<PathBuf, String> {
+    let direct = Path::new(name);
+    if direct.is_file() {
+        return Ok(direct.to_path_buf());
+    }
+    let named = scenarios_dir().join(format!("{name}.json"));
+    if named.is_file() {
+        return Ok(named);
+    }
+    Err(format!(
+        "error: no scenario file `{name}` (nor {}); `schedlab list` shows the shipped ones",
+        named.display()
+    ))
+}
+
+fn load(name: &str, seed: Option<u64>, set: &[String]) -> Result<(PathBuf, sched_core::Scenario), String> {
+    let path = locate(name)?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|err| format!("error: cannot read {}: {err}", path.display()))?;
+    let shown = path.display().to_string();
+    let mut value = parse_json(&text).map_err(|errors| report(&shown, &errors))?;
+    let schema = schema_value();
+    for assignment in set {
+        apply_override(&mut value, &schema, assignment)
+            .map_err(|message| format!("{shown}: --set {assignment}: {message}"))?;
+    }
+    if let (Some(seed), Value::Object(map)) = (seed, &mut value) {
+        map.insert("seed".into(), Value::from(seed));
+    }
+    let scenario = scenario_from_value(&value).map_err(|errors| report(&shown, &errors))?;
+    Ok((path, scenario))
+}
+
+fn report(file: &str, errors: &[sched_core::ScenarioError]) -> String {
+    let count = errors.len();
+    format!(
+        "{file}: {count} problem{}:\n{}",
+        if count == 1 { "" } else { "s" },
+        format_errors(errors)
+            .lines()
+            .map(|line| format!("  {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+fn scenario_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn run(
+    name: &str,
+    seed: Option<u64>,
+    set: &[String],
+    json: bool,
+    trace_out: Option<&Path>,
+    reasons: bool,
+) -> Result<(), String> {
+    let (path, scenario) = load(name, seed, set)?;
+    let mut sim = Simulator::new(&scenario).map_err(|errors| report(name, &errors))?;
+    let end = sim.end_time();
+    let started = Instant::now();
+    let show_progress = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    // Run in slices of simulated time so a progress bar can follow.
+    let slice = SimTime((end.as_ns() / 200).max(1));
+    while !sim.is_finished() {
+        let until = sim.now() + slice;
+        sim.run_until(until);
+        if sim.next_event_time().is_none() && !sim.is_finished() {
+            sim.run_to_end();
+        }
+        if show_progress && bar.is_none() && started.elapsed() > Duration::from_secs(1) {
+            let progress = ProgressBar::new(end.as_ns() / 1_000_000);
+            progress.set_style(
+                ProgressStyle::with_template("{spinner} simulated {pos}/{len} ms [{bar:30}] {eta}")
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+            );
+            bar = Some(progress);
+        }
+        if let Some(progress) = &bar {
+            progress.set_position(sim.now().as_ns() / 1_000_000);
+        }
+    }
+    if let Some(progress) = bar {
+        progress.finish_and_clear();
+    }
+    let summary = sim.summary(&scenario_name(&path));
+    if let Some(out) = trace_out {
+        write_trace(&sim, out, reasons)?;
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).expect("a summary serialises")
+        );
+        return Ok(());
+    }
+    let topology = &sim.topology;
+    println!("{} ({}), seed {}", scenario.title, path.display(), summary.seed);
+    println!(
+        "machine: {}, {} sockets, {} LLCs, {} CPUs",
+        topology.shape.name,
+        topology.shape.sockets,
+        topology.llc_cpus.len(),
+        topology.n_cpus()
+    );
+    for workload in &sim.workloads {
+        println!("workload: {}", workload.label);
+    }
+    print!("{}", summary.latency_table());
+    println!(
+        "simulated {:.3} s in {} events ({:.2} s wall), trace hash {}",
+        summary.sim_time_ns as f64 / 1e9,
+        summary.events,
+        started.elapsed().as_secs_f64(),
+        summary.trace_hash
+    );
+    for throughput in &summary.throughput {
+        println!("throughput: {:.1} {}", throughput.value, throughput.unit);
+    }
+    println!(
+        "utilization: {:.1} %, context switches: {}, wakeups: {}, latency samples: {}",
+        summary.utilization * 100.0,
+        summary.context_switches,
+        summary.wakeups,
+        summary.wakeup_latency_us.samples
+    );
+    let migrations = &summary.migrations;
+    println!(
+        "migrations: smt {}, llc {}, cross-llc {}, cross-numa {}",
+        migrations.smt, migrations.llc, migrations.cross_llc, migrations.cross_numa
+    );
+    Ok(())
+}
+
+fn write_trace(sim: &Simulator, out: &Path, reasons: bool) -> Result<(), String> {
+    use std::io::Write;
+    let file = std::fs::File::create(out)
+        .map_err(|err| format!("error: cannot write {}: {err}", out.display()))?;
+    let mut writer = std::io::BufWriter::new(file);
+    let write_error = |err: std::io::Error| format!("error: writing {}: {err}", out.display());
+    writeln!(writer, "# tracer: nop\n#").map_err(write_error)?;
+    writeln!(
+        writer,
+        "# entries-in-buffer/entries-written: {}/{}   #P:{}",
+        sim.trace.len(),
+        sim.trace.total,
+        sim.topology.n_cpus()
+    )
+    .map_err(write_error)?;
+    writeln!(writer, "#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |")
+        .map_err(write_error)?;
+    for idx in 0..sim.trace.len() {
+        let mut line = sim.trace.ftrace_line(idx, sim);
+        if reasons {
+            let reason = sim.trace.reason_text(idx);
+            if !reason.is_empty() {
+                line.push_str("  # ");
+                line.push_str(&reason);
+            }
+        }
+        writeln!(writer, "{line}").map_err(write_error)?;
+    }
+    writer.flush().map_err(write_error)
+}
+
+fn validate(name: &str, set: &[String]) -> Result<(), String> {
+    let (path, scenario) = load(name, None, set)?;
+    let sim = Simulator::new(&scenario).map_err(|errors| report(name, &errors))?;
+    println!(
+        "{}: ok ({}, {} CPUs, {} tasks, {} ms)",
+        path.display(),
+        sim.topology.shape.name,
+        sim.topology.n_cpus(),
+        sim.tasks.len(),
+        scenario.duration_ms
+    );
+    Ok(())
+}
+
+fn list() {
+    println!("Machine presets (topology.preset):");
+    for preset in PRESETS {
+        println!("  {:<16} {}", preset.name, preset.summary);
+    }
+    println!();
+    println!("Scenarios ({}):", scenarios_dir().display());
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| {
+                    path.extension().is_some_and(|ext| ext == "json")
+                        && !path.to_string_lossy().ends_with(".schema.json")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    entries.sort();
+    for path in entries {
+        let title = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|value| value.get("title").and_then(Value::as_str).map(String::from))
+            .unwrap_or_else(|| "(unreadable)".into());
+        println!("  {:<28} {}", scenario_name(&path), title);
+    }
+    println!();
+    println!("Policy switches (policy.*):");
+    println!("  newidle_balance.enabled   pull a waiting task when a CPU goes idle (default true)");
+    println!();
+    println!("Knob presets (knobs.preset): default, hhvm");
+}

@@ -1,0 +1,323 @@
+//! Behaviour programs: what a task does, built from a few primitives.
+//!
+//! A scenario writes a program as a tree of [`Op`]s; [`Program::compile`] flattens it
+//! into instructions with explicit loop markers, and channel names into numbers.
+//! Durations are drawn from [`Dist`]s with the scenario's one seeded generator.
+
+use crate::rng::SimRng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A duration distribution, in microseconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Dist {
+    Fixed {
+        us: f64,
+    },
+    Uniform {
+        min_us: f64,
+        max_us: f64,
+    },
+    Exponential {
+        mean_us: f64,
+    },
+    /// A normal distribution clamped to `[min_us, max_us]`.
+    Normal {
+        mean_us: f64,
+        stddev_us: f64,
+        min_us: f64,
+        max_us: f64,
+    },
+}
+
+impl Dist {
+    pub fn fixed_us(us: f64) -> Dist {
+        Dist::Fixed { us }
+    }
+
+    /// Draws a duration in nanoseconds.
+    pub fn sample_ns(&self, rng: &mut SimRng) -> u64 {
+        let us = match *self {
+            Dist::Fixed { us } => us,
+            Dist::Uniform { min_us, max_us } => min_us + (max_us - min_us) * rng.next_f64(),
+            Dist::Exponential { mean_us } => -mean_us * libm::log(1.0 - rng.next_f64()),
+            Dist::Normal {
+                mean_us,
+                stddev_us,
+                min_us,
+                max_us,
+            } => (mean_us + stddev_us * rng.next_standard_normal()).clamp(min_us, max_us),
+        };
+        (us.max(0.0) * 1_000.0) as u64
+    }
+
+    /// Checks the parameters; the message names the bad field.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        let nonneg = |name: &str, value: f64| {
+            if !(value.is_finite() && value >= 0.0) {
+                Err((
+                    name.to_string(),
+                    format!("must be a non-negative number of microseconds, got {value}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match *self {
+            Dist::Fixed { us } => nonneg("us", us),
+            Dist::Uniform { min_us, max_us } => {
+                nonneg("min_us", min_us)?;
+                nonneg("max_us", max_us)?;
+                if max_us < min_us {
+                    return Err((
+                        "max_us".into(),
+                        format!("must be at least min_us ({min_us}), got {max_us}"),
+                    ));
+                }
+                Ok(())
+            }
+            Dist::Exponential { mean_us } => nonneg("mean_us", mean_us),
+            Dist::Normal {
+                mean_us,
+                stddev_us,
+                min_us,
+                max_us,
+            } => {
+                nonneg("mean_us", mean_us)?;
+                nonneg("stddev_us", stddev_us)?;
+                nonneg("min_us", min_us)?;
+                nonneg("max_us", max_us)?;
+                if max_us < min_us {
+                    return Err((
+                        "max_us".into(),
+                        format!("must be at least min_us ({min_us}), got {max_us}"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether this can draw a positive duration.
+    pub fn can_take_time(&self) -> bool {
+        match *self {
+            Dist::Fixed { us } => us > 0.0,
+            Dist::Uniform { max_us, .. } => max_us > 0.0,
+            Dist::Exponential { mean_us } => mean_us > 0.0,
+            Dist::Normal { max_us, .. } => max_us > 0.0,
+        }
+    }
+}
+
+/// One step of a behaviour program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// Use the CPU for this much work (at full speed).
+    Run { duration: Dist },
+    /// Sleep (off the CPU) for this long, then wake.
+    Sleep { duration: Dist },
+    /// Take a token from the channel, or block until one is posted.
+    Wait { channel: String },
+    /// Post `count` tokens: each wakes the longest waiter, or is kept if nobody waits.
+    Post {
+        channel: String,
+        #[serde(default = "one")]
+        count: u32,
+    },
+    /// Wake every task waiting on the channel; keeps no token.
+    WakeAll { channel: String },
+    /// Drop any tokens the channel holds (a futex set back to "blocked").
+    Reset { channel: String },
+    /// Count one unit of the workload's throughput (a request, a message, a job).
+    Complete,
+    /// Repeat the body `count` times, or forever when `count` is absent.
+    Loop {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+        body: Vec<Op>,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A channel's index in the simulator's channel table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChannelId(pub u32);
+
+/// A flattened program instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    Run(Dist),
+    Sleep(Dist),
+    Wait(ChannelId),
+    Post(ChannelId, u32),
+    WakeAll(ChannelId),
+    Reset(ChannelId),
+    Complete,
+    /// Start of a loop; `end` is the index of its `LoopEnd`.
+    LoopStart {
+        count: Option<u32>,
+        end: usize,
+    },
+    /// End of a loop; `start` is the index of its `LoopStart`.
+    LoopEnd {
+        start: usize,
+    },
+}
+
+/// A compiled program, shared by every task that runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub instrs: Vec<Instr>,
+}
+
+/// Maps channel names to ids; names are scoped by the caller (a workload instance).
+#[derive(Clone, Debug, Default)]
+pub struct ChannelNames {
+    pub ids: BTreeMap<String, ChannelId>,
+    pub next: u32,
+}
+
+impl ChannelNames {
+    pub fn id(&mut self, name: &str) -> ChannelId {
+        if let Some(id) = self.ids.get(name) {
+            return *id;
+        }
+        let id = ChannelId(self.next);
+        self.next += 1;
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+}
+
+impl Program {
+    pub fn compile(ops: &[Op], channels: &mut ChannelNames) -> Program {
+        let mut instrs = Vec::new();
+        emit(ops, channels, &mut instrs);
+        Program { instrs }
+    }
+}
+
+fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
+    for op in ops {
+        match op {
+            Op::Run { duration } => out.push(Instr::Run(duration.clone())),
+            Op::Sleep { duration } => out.push(Instr::Sleep(duration.clone())),
+            Op::Wait { channel } => out.push(Instr::Wait(channels.id(channel))),
+            Op::Post { channel, count } => out.push(Instr::Post(channels.id(channel), *count)),
+            Op::WakeAll { channel } => out.push(Instr::WakeAll(channels.id(channel))),
+            Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
+            Op::Complete => out.push(Instr::Complete),
+            Op::Loop { count, body } => {
+                let start = out.len();
+                out.push(Instr::LoopStart {
+                    count: *count,
+                    end: 0,
+                });
+                emit(body, channels, out);
+                let end = out.len();
+                out.push(Instr::LoopEnd { start });
+                out[start] = Instr::LoopStart { count: *count, end };
+            }
+        }
+    }
+}
+
+/// Checks a program tree: distributions, and that no endless loop can spin without
+/// taking time. Errors carry a path relative to the program (`2.body.0.duration.us`).
+pub fn check_program(ops: &[Op]) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    check_ops(ops, "", &mut errors);
+    errors
+}
+
+fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
+    for (idx, op) in ops.iter().enumerate() {
+        let here = format!("{prefix}{idx}");
+        match op {
+            Op::Run { duration } | Op::Sleep { duration } => {
+                if let Err((field, message)) = duration.check() {
+                    errors.push((format!("{here}.duration.{field}"), message));
+                }
+            }
+            Op::Post { count, .. } if *count == 0 => {
+                errors.push((format!("{here}.count"), "must be at least 1, got 0".into()));
+            }
+            Op::Loop { count, body } => {
+                if count.is_none() && !takes_time(body) {
+                    errors.push((
+                        format!("{here}.body"),
+                        "an endless loop must contain a run, sleep or wait that takes time"
+                            .into(),
+                    ));
+                }
+                check_ops(body, &format!("{here}.body."), errors);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn takes_time(ops: &[Op]) -> bool {
+    ops.iter().any(|op| match op {
+        Op::Run { duration } | Op::Sleep { duration } => duration.can_take_time(),
+        Op::Wait { .. } => true,
+        Op::Loop { body, .. } => takes_time(body),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loops_compile_with_matching_markers() {
+        let ops = vec![Op::Loop {
+            count: Some(3),
+            body: vec![
+                Op::Run {
+                    duration: Dist::fixed_us(5.0),
+                },
+                Op::Post {
+                    channel: "c".into(),
+                    count: 1,
+                },
+            ],
+        }];
+        let mut names = ChannelNames::default();
+        let program = Program::compile(&ops, &mut names);
+        assert_eq!(
+            program.instrs[0],
+            Instr::LoopStart {
+                count: Some(3),
+                end: 3
+            }
+        );
+        assert_eq!(program.instrs[3], Instr::LoopEnd { start: 0 });
+    }
+
+    #[test]
+    fn endless_loop_without_time_is_rejected() {
+        let ops = vec![Op::Loop {
+            count: None,
+            body: vec![Op::Complete],
+        }];
+        let errors = check_program(&ops);
+        assert_eq!(errors[0].0, "0.body");
+    }
+
+    #[test]
+    fn uniform_needs_ordered_bounds() {
+        let dist = Dist::Uniform {
+            min_us: 5.0,
+            max_us: 1.0,
+        };
+        assert_eq!(dist.check().unwrap_err().0, "max_us");
+    }
+}

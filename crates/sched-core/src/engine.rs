@@ -1,0 +1,993 @@
+//! The simulator: one machine, its runqueues and tasks, driven by the event queue.
+//!
+//! How the parts fit: an event (a fork, a timer, the end of a CPU burst, a tick) is
+//! popped in `(time, seq)` order and handled. Handlers change task and runqueue
+//! state and may ask for a reschedule of a CPU; requests are queued and served after
+//! the handler (`drain_resched`), as the kernel's need-resched flag is acted on at
+//! the next preemption point. A task runs its behaviour program while it is a CPU's
+//! current task; instantaneous steps (posting to a channel) happen at once, a `Run`
+//! becomes a future `RunDone` event, and blocking or sleeping leaves the CPU.
+//!
+//! Simplification: a reschedule takes effect at the instant it is requested (no
+//! IPI delay), and the switch itself costs no time in this first model.
+
+use crate::behaviour::{ChannelId, Instr, Program};
+use crate::cfs::{calc_delta_fair, Knobs};
+use crate::cost::Costs;
+use crate::cpuset::{parse_cpu_list, CpuSet};
+use crate::domains::Domains;
+use crate::event_queue::EventQueue;
+use crate::metrics::{Metrics, RunSummary, Throughput};
+use crate::rng::SimRng;
+use crate::runqueue::CfsRq;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::task::{nice_to_weight, LoopFrame, Pid, Task, TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::{CpuId, Topology};
+use crate::trace::{
+    Reason, Trace, TraceKind, TraceRecord, TaskNames, PREV_STATE_DEAD, PREV_STATE_RUNNING,
+    PREV_STATE_SLEEPING,
+};
+use std::collections::VecDeque;
+
+/// What the queue holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    Fork(TaskId),
+    TimerWake(TaskId),
+    /// The current `Run` of the task on `cpu` ends, unless `gen` is stale.
+    RunDone { cpu: CpuId, gen: u64 },
+    /// The context switch on `cpu` is done: the new current task starts running.
+    SwitchDone { cpu: CpuId, gen: u64 },
+    /// An idle CPU that had a task woken onto it is ready to schedule.
+    IdleExit(CpuId),
+    Tick(CpuId),
+    End,
+}
+
+/// A wait queue with a token count: a futex, a pipe, a semaphore.
+#[derive(Clone, Debug, Default)]
+pub struct Channel {
+    pub tokens: u64,
+    pub waiters: VecDeque<TaskId>,
+}
+
+/// Per-CPU bookkeeping beyond the runqueue.
+#[derive(Clone, Debug, Default)]
+pub struct CpuState {
+    /// Bumped whenever the current burst is cut short, so its `RunDone` is ignored.
+    pub run_gen: u64,
+    pub tick_armed: bool,
+    pub busy_since: Option<SimTime>,
+    pub need_resched: bool,
+    /// An `IdleExit` is pending for this CPU.
+    pub leaving_idle: bool,
+    pub resched_reason: Option<Reason>,
+}
+
+/// The outcome of one call to [`Simulator::step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOutcome {
+    Handled,
+    Finished,
+}
+
+/// Names of the workloads' throughput units, with their completed counts.
+#[derive(Clone, Debug)]
+pub struct WorkloadInfo {
+    pub label: String,
+    pub unit: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    pub title: String,
+    pub seed: u64,
+    pub topology: Topology,
+    pub domains: Domains,
+    pub knobs: Knobs,
+    pub costs: Costs,
+    pub newidle_enabled: bool,
+    pub tasks: Vec<Task>,
+    pub workloads: Vec<WorkloadInfo>,
+    pub(crate) programs: Vec<Program>,
+    pub(crate) channels: Vec<Channel>,
+    pub rqs: Vec<CfsRq>,
+    pub cpus: Vec<CpuState>,
+    queue: EventQueue<Event>,
+    now: SimTime,
+    end: SimTime,
+    finished: bool,
+    pub(crate) rng: SimRng,
+    pub trace: Trace,
+    pub metrics: Metrics,
+    resched_queue: VecDeque<CpuId>,
+    events: u64,
+}
+
+/// Pid numbering starts here, like a freshly booted machine's first user tasks.
+const FIRST_PID: u32 = 1000;
+/// Records the trace keeps by default (the hash and counts cover all of them).
+pub const DEFAULT_TRACE_KEEP: usize = 2_000_000;
+
+impl Simulator {
+    /// Builds a simulator, or says every way in which the scenario is wrong.
+    pub fn new(scenario: &Scenario) -> Result<Simulator, Vec<ScenarioError>> {
+        Self::with_trace_limit(scenario, DEFAULT_TRACE_KEEP)
+    }
+
+    pub fn with_trace_limit(
+        scenario: &Scenario,
+        trace_keep: usize,
+    ) -> Result<Simulator, Vec<ScenarioError>> {
+        let errors = scenario.check();
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let shape = scenario
+            .topology
+            .resolve()
+            .expect("checked by Scenario::check");
+        let topology = Topology::build(shape);
+        let n_cpus = topology.n_cpus();
+        let domains = Domains::build(&topology);
+        let knobs = scenario.knobs.resolve(n_cpus);
+
+        let mut tasks = Vec::new();
+        let mut programs = Vec::new();
+        let mut channels = Vec::new();
+        let mut workloads = Vec::new();
+        for (group, workload) in scenario.workloads.iter().enumerate() {
+            let expansion = workload.expand();
+            let program_base = programs.len();
+            let channel_base = channels.len() as u32;
+            for program in expansion.programs {
+                programs.push(offset_channels(program, channel_base));
+            }
+            channels.extend((0..expansion.channels.next).map(|_| Channel::default()));
+            let first_task = tasks.len();
+            for plan in expansion.tasks {
+                let pid = Pid(FIRST_PID + tasks.len() as u32);
+                let tgid = Pid(FIRST_PID + (first_task + plan.leader) as u32);
+                let affinity = match &plan.cpus {
+                    Some(list) => CpuSet::from_cpus(
+                        n_cpus,
+                        parse_cpu_list(list)
+                            .expect("checked by Scenario::check")
+                            .into_iter()
+                            .map(CpuId),
+                    ),
+                    None => CpuSet::full(n_cpus),
+                };
+                tasks.push(Task {
+                    pid,
+                    tgid,
+                    comm: plan.comm,
+                    nice: plan.nice,
+                    weight: nice_to_weight(plan.nice),
+                    affinity,
+                    group: group as u32,
+                    program: program_base + plan.program,
+                    start_at: SimTime::from_us(plan.start_us),
+                    record_latency: plan.record_latency,
+                    state: TaskState::Unborn,
+                    cpu: CpuId(0),
+                    vruntime: 0,
+                    sum_exec_runtime: 0,
+                    prev_sum_exec_runtime: 0,
+                    last_ran: SimTime::ZERO,
+                    charged_until: SimTime::ZERO,
+                    woken_at: None,
+                    pc: 0,
+                    loops: Vec::new(),
+                    remaining_work: None,
+                    nr_switches: 0,
+                    nr_migrations: 0,
+                });
+            }
+            workloads.push(WorkloadInfo {
+                label: workload.label(),
+                unit: expansion.unit,
+            });
+        }
+
+        let mut queue = EventQueue::default();
+        for (idx, task) in tasks.iter().enumerate() {
+            queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
+        }
+        let end = SimTime::from_ms(scenario.duration_ms);
+        queue.push(end, Event::End);
+        let n_workloads = workloads.len();
+        Ok(Simulator {
+            title: scenario.title.clone(),
+            seed: scenario.seed,
+            topology,
+            domains,
+            knobs,
+            costs: scenario.costs.resolve(),
+            newidle_enabled: scenario.policy.newidle_balance.enabled,
+            tasks,
+            workloads,
+            programs,
+            channels,
+            rqs: vec![CfsRq::default(); n_cpus],
+            cpus: vec![CpuState::default(); n_cpus],
+            queue,
+            now: SimTime::ZERO,
+            end,
+            finished: false,
+            rng: SimRng::new(scenario.seed),
+            trace: Trace::new(trace_keep),
+            metrics: Metrics::new(n_cpus, n_workloads),
+            resched_queue: VecDeque::new(),
+            events: 0,
+        })
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn end_time(&self) -> SimTime {
+        self.end
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        if self.finished {
+            None
+        } else {
+            self.queue.peek_time()
+        }
+    }
+
+    /// Handles exactly one event.
+    pub fn step(&mut self) -> StepOutcome {
+        if self.finished {
+            return StepOutcome::Finished;
+        }
+        let Some((time, event)) = self.queue.pop() else {
+            self.finished = true;
+            return StepOutcome::Finished;
+        };
+        debug_assert!(time >= self.now, "time went backwards");
+        self.now = time;
+        self.events += 1;
+        match event {
+            Event::Fork(task) => self.wake_up_new_task(task),
+            Event::TimerWake(task) => {
+                let waker = self.tasks[task.0 as usize].cpu;
+                self.try_to_wake_up(task, waker);
+            }
+            Event::RunDone { cpu, gen } => self.run_done(cpu, gen),
+            Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),
+            Event::IdleExit(cpu) => {
+                self.cpus[cpu.0 as usize].leaving_idle = false;
+                self.request_resched(cpu, Reason::LeftIdle);
+            }
+            Event::Tick(cpu) => self.scheduler_tick(cpu),
+            Event::End => {
+                self.finish();
+                return StepOutcome::Finished;
+            }
+        }
+        self.drain_resched();
+        StepOutcome::Handled
+    }
+
+    /// Handles every event up to and including `until`, then sets the clock there.
+    pub fn run_until(&mut self, until: SimTime) {
+        while !self.finished {
+            match self.queue.peek_time() {
+                Some(time) if time <= until => {
+                    self.step();
+                }
+                _ => break,
+            }
+        }
+        if !self.finished && until > self.now {
+            self.now = until.min(self.end);
+        }
+    }
+
+    /// Runs at most `max_events` events; returns how many ran.
+    pub fn run_events(&mut self, max_events: u64) -> u64 {
+        let mut count = 0;
+        while count < max_events && self.step() == StepOutcome::Handled {
+            count += 1;
+        }
+        count
+    }
+
+    pub fn run_to_end(&mut self) {
+        while self.step() == StepOutcome::Handled {}
+    }
+
+    fn finish(&mut self) {
+        for cpu_idx in 0..self.cpus.len() {
+            self.close_busy_interval(CpuId(cpu_idx as u32));
+            let cpu = CpuId(cpu_idx as u32);
+            self.update_curr(cpu);
+        }
+        self.finished = true;
+    }
+
+    // ----- Accounting -------------------------------------------------------
+
+    /// `update_curr()`: charge the running task for the time since last charged.
+    pub(crate) fn update_curr(&mut self, cpu: CpuId) {
+        let Some(task_id) = self.rqs[cpu.0 as usize].curr else {
+            return;
+        };
+        let now = self.now;
+        let task = &mut self.tasks[task_id.0 as usize];
+        if task.state != TaskState::Running(cpu) {
+            return;
+        }
+        let delta = (now - task.charged_until).as_ns();
+        if delta == 0 {
+            return;
+        }
+        task.charged_until = now;
+        task.sum_exec_runtime += delta;
+        task.vruntime += calc_delta_fair(delta, task.weight);
+        if let Some(work) = task.remaining_work.as_mut() {
+            *work = work.saturating_sub(delta);
+        }
+        let vruntime = task.vruntime;
+        self.rqs[cpu.0 as usize].update_min_vruntime(Some(vruntime));
+    }
+
+    fn close_busy_interval(&mut self, cpu: CpuId) {
+        if let Some(since) = self.cpus[cpu.0 as usize].busy_since.take() {
+            self.metrics.busy_ns[cpu.0 as usize] += (self.now - since).as_ns();
+        }
+    }
+
+    /// Busy time of each CPU so far, including the interval still open.
+    pub fn busy_ns(&self) -> Vec<u64> {
+        self.metrics
+            .busy_ns
+            .iter()
+            .zip(&self.cpus)
+            .map(|(closed, state)| {
+                closed + state.busy_since.map_or(0, |since| (self.now - since).as_ns())
+            })
+            .collect()
+    }
+
+    // ----- Trace ------------------------------------------------------------
+
+    pub(crate) fn pid_of(&self, task: TaskId) -> u32 {
+        self.tasks[task.0 as usize].pid.0
+    }
+
+    fn ctx_pid(&self, cpu: CpuId) -> u32 {
+        self.rqs[cpu.0 as usize]
+            .curr
+            .map_or(0, |task| self.pid_of(task))
+    }
+
+    pub(crate) fn emit(
+        &mut self,
+        cpu: CpuId,
+        kind: TraceKind,
+        pid: u32,
+        arg0: u32,
+        arg1: u32,
+        reason: Reason,
+    ) {
+        let record = TraceRecord {
+            time: self.now,
+            cpu: cpu.0,
+            ctx_pid: self.ctx_pid(cpu),
+            kind,
+            pid,
+            arg0,
+            arg1,
+            reason,
+        };
+        self.trace.push(record);
+    }
+
+    // ----- Enqueue, dequeue, migrate ----------------------------------------
+
+    fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.state = TaskState::Queued(cpu);
+        task.cpu = cpu;
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.insert(vruntime, task_id);
+        rq.nr_running += 1;
+        rq.load_weight += weight as u64;
+    }
+
+    /// Takes the current task off its CPU because it blocks, sleeps or exits.
+    fn dequeue_curr(&mut self, task_id: TaskId, cpu: CpuId, new_state: TaskState) {
+        self.update_curr(cpu);
+        let task = &mut self.tasks[task_id.0 as usize];
+        debug_assert_eq!(task.state, TaskState::Running(cpu));
+        task.state = new_state;
+        let weight = task.weight;
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.cpus[cpu.0 as usize].run_gen += 1;
+        self.request_resched(cpu, Reason::PrevStopped);
+    }
+
+    /// Moves a task that is not running (queued, or being woken) to another CPU,
+    /// re-basing its vruntime on the destination's `min_vruntime`.
+    pub(crate) fn set_task_cpu(&mut self, task_id: TaskId, dest: CpuId, reason: Reason) {
+        let task = &self.tasks[task_id.0 as usize];
+        let orig = task.cpu;
+        if orig == dest {
+            return;
+        }
+        let from_min = self.rqs[orig.0 as usize].min_vruntime;
+        let to_min = self.rqs[dest.0 as usize].min_vruntime;
+        let pid = task.pid.0;
+        self.emit(orig, TraceKind::SchedMigrateTask, pid, orig.0, dest.0, reason);
+        let distance = self.topology.distance(orig, dest);
+        self.metrics.migrations.count(distance);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = task.vruntime.saturating_sub(from_min) + to_min;
+        task.cpu = dest;
+        task.nr_migrations += 1;
+    }
+
+    /// Detaches a queued task from `src` and attaches it to `dest` (load balancing).
+    pub(crate) fn move_queued_task(&mut self, task_id: TaskId, src: CpuId, dest: CpuId, reason: Reason) {
+        let task = &self.tasks[task_id.0 as usize];
+        debug_assert_eq!(task.state, TaskState::Queued(src));
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[src.0 as usize];
+        rq.remove(vruntime, task_id);
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.set_task_cpu(task_id, dest, reason);
+        self.enqueue_task(task_id, dest);
+    }
+
+    // ----- Wakeups ----------------------------------------------------------
+
+    fn wake_up_new_task(&mut self, task_id: TaskId) {
+        let (cpu, reason) = self.select_task_rq_fork(task_id);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.cpu = cpu;
+        // START_DEBIT: a new task starts one virtual slice after min_vruntime.
+        let rq = &self.rqs[cpu.0 as usize];
+        let weight = task.weight;
+        let slice = self
+            .knobs
+            .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64);
+        task.vruntime = rq.min_vruntime + calc_delta_fair(slice, weight);
+        task.last_ran = self.now;
+        task.charged_until = self.now;
+        let pid = task.pid.0;
+        self.enqueue_task(task_id, cpu);
+        self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
+        self.check_preempt_curr(cpu, task_id);
+    }
+
+    /// `try_to_wake_up()`: choose a CPU, enqueue, maybe preempt.
+    pub(crate) fn try_to_wake_up(&mut self, task_id: TaskId, waker_cpu: CpuId) {
+        let task = &self.tasks[task_id.0 as usize];
+        if !matches!(task.state, TaskState::Sleeping | TaskState::Blocked) {
+            return;
+        }
+        let pid = task.pid.0;
+        let prev_cpu = task.cpu;
+        self.emit(waker_cpu, TraceKind::SchedWaking, pid, prev_cpu.0, 0, Reason::None);
+        if self.rqs[prev_cpu.0 as usize].curr == Some(task_id) {
+            // It blocked in this same instant and has not left the CPU yet
+            // (`ttwu_runnable()`): it simply stays runnable there.
+            let task = &mut self.tasks[task_id.0 as usize];
+            task.state = TaskState::Running(prev_cpu);
+            let weight = task.weight as u64;
+            let rq = &mut self.rqs[prev_cpu.0 as usize];
+            rq.nr_running += 1;
+            rq.load_weight += weight;
+            self.emit(waker_cpu, TraceKind::SchedWakeup, pid, prev_cpu.0, 0, Reason::PrevIdle);
+            return;
+        }
+        let (target, reason) = self.select_task_rq_wake(task_id);
+        self.set_task_cpu(task_id, target, reason);
+        let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
+        task.woken_at = Some(self.now);
+        self.metrics.wakeups += 1;
+        self.enqueue_task(task_id, target);
+        self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+        self.check_preempt_curr(target, task_id);
+    }
+
+    /// `check_preempt_wakeup()`: preempt when the current task's vruntime is ahead of
+    /// the woken task's by more than the (weighted) wakeup granularity.
+    fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId) {
+        let Some(curr) = self.rqs[cpu.0 as usize].curr else {
+            let state = &mut self.cpus[cpu.0 as usize];
+            if !state.leaving_idle && !state.need_resched {
+                state.leaving_idle = true;
+                let at = self.now + SimTime(self.costs.idle_exit_latency_ns);
+                self.queue.push(at, Event::IdleExit(cpu));
+            }
+            return;
+        };
+        if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
+            return; // a switch is already pending
+        }
+        self.update_curr(cpu);
+        let curr_vruntime = self.tasks[curr.0 as usize].vruntime;
+        let woken_task = &self.tasks[woken.0 as usize];
+        let gran = self.knobs.wakeup_gran(woken_task.weight);
+        if curr_vruntime > woken_task.vruntime + gran {
+            let woken_pid = woken_task.pid.0;
+            self.request_resched(cpu, Reason::WakeupPreempt { woken_pid });
+        }
+    }
+
+    pub(crate) fn cpu_is_idle(&self, cpu: CpuId) -> bool {
+        let rq = &self.rqs[cpu.0 as usize];
+        rq.curr.is_none() && rq.nr_running == 0
+    }
+
+    // ----- Scheduling -------------------------------------------------------
+
+    fn request_resched(&mut self, cpu: CpuId, reason: Reason) {
+        let state = &mut self.cpus[cpu.0 as usize];
+        if !state.need_resched {
+            state.need_resched = true;
+            state.resched_reason = Some(reason);
+            self.resched_queue.push_back(cpu);
+        }
+    }
+
+    fn drain_resched(&mut self) {
+        while let Some(cpu) = self.resched_queue.pop_front() {
+            self.cpus[cpu.0 as usize].need_resched = false;
+            let reason = self.cpus[cpu.0 as usize]
+                .resched_reason
+                .take()
+                .unwrap_or(Reason::None);
+            self.schedule(cpu, reason);
+        }
+    }
+
+    /// `__schedule()`: put the previous task back (if still runnable), pick the
+    /// leftmost task (pulling one in `newidle_balance` if there is none), switch.
+    fn schedule(&mut self, cpu: CpuId, reason: Reason) {
+        let cpu_idx = cpu.0 as usize;
+        let prev = self.rqs[cpu_idx].curr;
+        let mut prev_state_code = PREV_STATE_RUNNING;
+        if let Some(prev_id) = prev {
+            self.update_curr(cpu);
+            let prev_task = &mut self.tasks[prev_id.0 as usize];
+            match prev_task.state {
+                TaskState::Running(_) => {
+                    prev_task.state = TaskState::Queued(cpu);
+                    let vruntime = prev_task.vruntime;
+                    self.rqs[cpu_idx].insert(vruntime, prev_id);
+                }
+                TaskState::Exited => prev_state_code = PREV_STATE_DEAD,
+                _ => prev_state_code = PREV_STATE_SLEEPING,
+            }
+        }
+        self.rqs[cpu_idx].curr = None;
+        if self.rqs[cpu_idx].leftmost().is_none() && self.newidle_enabled {
+            self.newidle_balance(cpu);
+        }
+        let next = self.rqs[cpu_idx].leftmost().map(|(_, task)| task);
+        if let Some(next_id) = next {
+            let vruntime = self.tasks[next_id.0 as usize].vruntime;
+            self.rqs[cpu_idx].remove(vruntime, next_id);
+        }
+        self.rqs[cpu_idx].curr = next;
+        let curr_vruntime = next.map(|task| self.tasks[task.0 as usize].vruntime);
+        self.rqs[cpu_idx].update_min_vruntime(curr_vruntime);
+        self.cpus[cpu_idx].run_gen += 1;
+
+        if prev == next {
+            if let Some(task_id) = next {
+                // The same task goes on running: no switch is traced.
+                self.tasks[task_id.0 as usize].state = TaskState::Running(cpu);
+                let task = &mut self.tasks[task_id.0 as usize];
+                task.prev_sum_exec_runtime = task.sum_exec_runtime;
+                let starts = task.charged_until;
+                if starts > self.now {
+                    // Still inside its switch-in: it starts when that is done.
+                    let gen = self.cpus[cpu_idx].run_gen;
+                    self.queue.push(starts, Event::SwitchDone { cpu, gen });
+                } else {
+                    self.resume(task_id, cpu);
+                }
+            }
+            return;
+        }
+
+        let prev_pid = prev.map_or(0, |task| self.pid_of(task));
+        let next_pid = next.map_or(0, |task| self.pid_of(task));
+        // The switch is traced from the previous task's context.
+        let record = TraceRecord {
+            time: self.now,
+            cpu: cpu.0,
+            ctx_pid: prev_pid,
+            kind: TraceKind::SchedSwitch,
+            pid: prev_pid,
+            arg0: next_pid,
+            arg1: prev_state_code,
+            reason: if prev.is_none() {
+                Reason::LeftIdle
+            } else {
+                reason
+            },
+        };
+        self.trace.push(record);
+        self.metrics.context_switches += 1;
+
+        match next {
+            Some(task_id) => {
+                if self.cpus[cpu_idx].busy_since.is_none() {
+                    self.cpus[cpu_idx].busy_since = Some(self.now);
+                }
+                self.arm_tick(cpu);
+                // The task runs once the switch is done; it is not charged for it.
+                let starts = self.now + SimTime(self.costs.context_switch_ns);
+                let task = &mut self.tasks[task_id.0 as usize];
+                task.state = TaskState::Running(cpu);
+                task.prev_sum_exec_runtime = task.sum_exec_runtime;
+                task.last_ran = starts;
+                task.charged_until = starts;
+                task.nr_switches += 1;
+                if let Some(woken_at) = task.woken_at.take() {
+                    if task.record_latency {
+                        self.metrics.record_latency((starts - woken_at).as_ns());
+                    }
+                }
+                let gen = self.cpus[cpu_idx].run_gen;
+                self.queue.push(starts, Event::SwitchDone { cpu, gen });
+            }
+            None => self.close_busy_interval(cpu),
+        }
+    }
+
+    /// Continues the task that just got (or kept) the CPU.
+    fn resume(&mut self, task_id: TaskId, cpu: CpuId) {
+        match self.tasks[task_id.0 as usize].remaining_work {
+            Some(work) => {
+                let gen = self.cpus[cpu.0 as usize].run_gen;
+                self.queue
+                    .push(self.now + SimTime(work), Event::RunDone { cpu, gen });
+            }
+            None => self.advance_program(task_id, cpu),
+        }
+    }
+
+    fn switch_done(&mut self, cpu: CpuId, gen: u64) {
+        if self.cpus[cpu.0 as usize].run_gen != gen {
+            return;
+        }
+        if let Some(task_id) = self.rqs[cpu.0 as usize].curr {
+            if self.tasks[task_id.0 as usize].state == TaskState::Running(cpu) {
+                self.resume(task_id, cpu);
+            }
+        }
+    }
+
+    fn run_done(&mut self, cpu: CpuId, gen: u64) {
+        if self.cpus[cpu.0 as usize].run_gen != gen {
+            return;
+        }
+        let Some(task_id) = self.rqs[cpu.0 as usize].curr else {
+            return;
+        };
+        self.update_curr(cpu);
+        self.tasks[task_id.0 as usize].remaining_work = None;
+        self.advance_program(task_id, cpu);
+    }
+
+    fn arm_tick(&mut self, cpu: CpuId) {
+        let state = &mut self.cpus[cpu.0 as usize];
+        if state.tick_armed {
+            return;
+        }
+        state.tick_armed = true;
+        let tick = self.knobs.tick_ns();
+        let next = (self.now.as_ns() / tick + 1) * tick;
+        self.queue.push(SimTime(next), Event::Tick(cpu));
+    }
+
+    /// `scheduler_tick()` → `check_preempt_tick()`: resched when the current task has
+    /// run past its slice, or is more than a slice ahead of the leftmost task.
+    fn scheduler_tick(&mut self, cpu: CpuId) {
+        let cpu_idx = cpu.0 as usize;
+        let Some(curr) = self.rqs[cpu_idx].curr else {
+            // Idle: the tick stops (NOHZ idle) until the CPU is busy again.
+            self.cpus[cpu_idx].tick_armed = false;
+            return;
+        };
+        let tick = self.knobs.tick_ns();
+        self.queue.push(self.now + SimTime(tick), Event::Tick(cpu));
+        if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
+            return;
+        }
+        self.update_curr(cpu);
+        let rq = &self.rqs[cpu_idx];
+        if rq.nr_running <= 1 {
+            return;
+        }
+        let task = &self.tasks[curr.0 as usize];
+        let ideal = self
+            .knobs
+            .sched_slice(rq.nr_running, task.weight, rq.load_weight);
+        let ran = task.sum_exec_runtime - task.prev_sum_exec_runtime;
+        let reason = Reason::SliceExpired {
+            ran_us: (ran / 1_000) as u32,
+            slice_us: (ideal / 1_000) as u32,
+        };
+        if ran > ideal {
+            self.request_resched(cpu, reason);
+            return;
+        }
+        if ran < self.knobs.sched_min_granularity_ns {
+            return;
+        }
+        if let Some((left_vruntime, _)) = rq.leftmost() {
+            if task.vruntime > left_vruntime && task.vruntime - left_vruntime > ideal {
+                self.request_resched(cpu, reason);
+            }
+        }
+    }
+
+    // ----- Behaviour programs ----------------------------------------------
+
+    /// Runs the task's program from its current position until it needs CPU time,
+    /// sleeps, blocks or exits.
+    fn advance_program(&mut self, task_id: TaskId, cpu: CpuId) {
+        let tidx = task_id.0 as usize;
+        let program_idx = self.tasks[tidx].program;
+        // Guard against a loop that draws zero-length runs forever.
+        let mut steps_without_time = 0u32;
+        loop {
+            let pc = self.tasks[tidx].pc;
+            let Some(instr) = self.programs[program_idx].instrs.get(pc).cloned() else {
+                self.exit_task(task_id, cpu);
+                return;
+            };
+            self.tasks[tidx].pc = pc + 1;
+            steps_without_time += 1;
+            match instr {
+                Instr::Run(dist) => {
+                    let mut work = dist.sample_ns(&mut self.rng);
+                    if work == 0 && steps_without_time > 10_000 {
+                        work = 1_000;
+                    }
+                    if work == 0 {
+                        continue;
+                    }
+                    self.tasks[tidx].remaining_work = Some(work);
+                    let gen = self.cpus[cpu.0 as usize].run_gen;
+                    self.queue
+                        .push(self.now + SimTime(work), Event::RunDone { cpu, gen });
+                    return;
+                }
+                Instr::Sleep(dist) => {
+                    let duration = dist.sample_ns(&mut self.rng);
+                    self.dequeue_curr(task_id, cpu, TaskState::Sleeping);
+                    self.queue
+                        .push(self.now + SimTime(duration), Event::TimerWake(task_id));
+                    return;
+                }
+                Instr::Wait(channel) => {
+                    let chan = &mut self.channels[channel.0 as usize];
+                    if chan.tokens > 0 {
+                        chan.tokens -= 1;
+                        continue;
+                    }
+                    chan.waiters.push_back(task_id);
+                    self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                    return;
+                }
+                Instr::Post(channel, count) => {
+                    for _ in 0..count {
+                        match self.channels[channel.0 as usize].waiters.pop_front() {
+                            Some(waiter) => self.try_to_wake_up(waiter, cpu),
+                            None => self.channels[channel.0 as usize].tokens += 1,
+                        }
+                    }
+                }
+                Instr::WakeAll(channel) => {
+                    let waiters: Vec<TaskId> =
+                        self.channels[channel.0 as usize].waiters.drain(..).collect();
+                    for waiter in waiters {
+                        self.try_to_wake_up(waiter, cpu);
+                    }
+                }
+                Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
+                Instr::Complete => {
+                    let group = self.tasks[tidx].group as usize;
+                    self.metrics.completed[group] += 1;
+                }
+                Instr::LoopStart { count, end } => {
+                    if count == Some(0) {
+                        self.tasks[tidx].pc = end + 1;
+                    } else {
+                        self.tasks[tidx].loops.push(LoopFrame {
+                            start: pc,
+                            remaining: count,
+                        });
+                    }
+                }
+                Instr::LoopEnd { start } => {
+                    let task = &mut self.tasks[tidx];
+                    let frame = task.loops.last_mut().expect("loop end without start");
+                    match frame.remaining.as_mut() {
+                        None => task.pc = start + 1,
+                        Some(remaining) => {
+                            *remaining -= 1;
+                            if *remaining == 0 {
+                                task.loops.pop();
+                            } else {
+                                task.pc = start + 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn exit_task(&mut self, task_id: TaskId, cpu: CpuId) {
+        let pid = self.pid_of(task_id);
+        self.emit(cpu, TraceKind::SchedProcessExit, pid, 0, 0, Reason::None);
+        self.dequeue_curr(task_id, cpu, TaskState::Exited);
+    }
+
+    // ----- Views for the CLI and the UI -------------------------------------
+
+    /// Per CPU: the pid running there (0 when idle) and the number of runnable tasks.
+    pub fn cpu_frame(&self, running_pid: &mut [u32], nr_running: &mut [u32]) {
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            running_pid[cpu_idx] = rq
+                .curr
+                .filter(|task| self.tasks[task.0 as usize].state == TaskState::Running(CpuId(cpu_idx as u32)))
+                .map_or(0, |task| self.pid_of(task));
+            nr_running[cpu_idx] = rq.nr_running;
+        }
+    }
+
+    pub fn summary(&self, scenario_name: &str) -> RunSummary {
+        let elapsed_s = self.now.as_ns() as f64 / 1e9;
+        let throughput = self
+            .workloads
+            .iter()
+            .zip(&self.metrics.completed)
+            .map(|(workload, completed)| Throughput {
+                unit: workload.unit.clone(),
+                value: if elapsed_s > 0.0 {
+                    *completed as f64 / elapsed_s
+                } else {
+                    0.0
+                },
+            })
+            .collect();
+        let busy: u64 = self.busy_ns().iter().sum();
+        let capacity = self.now.as_ns() as f64 * self.topology.n_cpus() as f64;
+        RunSummary {
+            scenario: scenario_name.to_string(),
+            seed: self.seed,
+            sim_time_ns: self.now.as_ns(),
+            events: self.events,
+            trace_events: self.trace.total,
+            trace_hash: self.trace.hash_hex(),
+            wakeup_latency_us: self.metrics.latency_percentiles(),
+            throughput,
+            utilization: if capacity > 0.0 { busy as f64 / capacity } else { 0.0 },
+            context_switches: self.metrics.context_switches,
+            wakeups: self.metrics.wakeups,
+            migrations: self.metrics.migrations.clone(),
+        }
+    }
+
+    /// Checks the model's bookkeeping: every task is in exactly one place, and the
+    /// runqueues' counts and weights match their contents. Used by property tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            let cpu = CpuId(cpu_idx as u32);
+            let mut count = 0u32;
+            let mut weight = 0u64;
+            for (vruntime, task_id) in &rq.queued {
+                let task = &self.tasks[task_id.0 as usize];
+                if task.state != TaskState::Queued(cpu) {
+                    return Err(format!("pid {} in CPU {cpu_idx}'s tree but {:?}", task.pid.0, task.state));
+                }
+                if task.vruntime != *vruntime {
+                    return Err(format!("pid {} keyed with a stale vruntime", task.pid.0));
+                }
+                seen[task_id.0 as usize] += 1;
+                count += 1;
+                weight += task.weight as u64;
+            }
+            if let Some(curr) = rq.curr {
+                let task = &self.tasks[curr.0 as usize];
+                if task.state == TaskState::Running(cpu) {
+                    seen[curr.0 as usize] += 1;
+                    count += 1;
+                    weight += task.weight as u64;
+                }
+            }
+            if count != rq.nr_running || weight != rq.load_weight {
+                return Err(format!(
+                    "CPU {cpu_idx}: nr_running {} / load {} but holds {count} tasks / {weight}",
+                    rq.nr_running, rq.load_weight
+                ));
+            }
+        }
+        for (idx, task) in self.tasks.iter().enumerate() {
+            let expected = u32::from(task.is_runnable());
+            if seen[idx] != expected {
+                return Err(format!(
+                    "pid {} ({:?}) found {} times on runqueues",
+                    task.pid.0, task.state, seen[idx]
+                ));
+            }
+        }
+        for channel in &self.channels {
+            for waiter in &channel.waiters {
+                if self.tasks[waiter.0 as usize].state != TaskState::Blocked {
+                    return Err("a channel holds a waiter that is not blocked".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TaskNames for Simulator {
+    fn comm(&self, pid: u32) -> &str {
+        if pid == 0 {
+            return "swapper";
+        }
+        self.tasks
+            .get((pid - FIRST_PID) as usize)
+            .map_or("<...>", |task| task.comm.as_str())
+    }
+
+    fn prio(&self, pid: u32) -> i32 {
+        if pid == 0 {
+            return 120;
+        }
+        self.tasks
+            .get((pid - FIRST_PID) as usize)
+            .map_or(120, |task| task.prio())
+    }
+}
+
+fn offset_channels(program: Program, base: u32) -> Program {
+    let shift = |channel: ChannelId| ChannelId(channel.0 + base);
+    Program {
+        instrs: program
+            .instrs
+            .into_iter()
+            .map(|instr| match instr {
+                Instr::Wait(channel) => Instr::Wait(shift(channel)),
+                Instr::Post(channel, count) => Instr::Post(shift(channel), count),
+                Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
+                Instr::Reset(channel) => Instr::Reset(shift(channel)),
+                other => other,
+            })
+            .collect(),
+    }
+}
+

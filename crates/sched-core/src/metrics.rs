@@ -1,0 +1,171 @@
+//! What a run reports: wakeup latency percentiles (as schbench prints them),
+//! throughput, utilisation, switches and migrations by distance.
+
+use crate::topology::MigrationDistance;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// The percentiles schbench prints, in microseconds; `*99.0th` is the headline.
+pub const PERCENTILES: [(&str, f64); 7] = [
+    ("50.0th", 50.0),
+    ("75.0th", 75.0),
+    ("90.0th", 90.0),
+    ("95.0th", 95.0),
+    ("*99.0th", 99.0),
+    ("99.5th", 99.5),
+    ("99.9th", 99.9),
+];
+
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    /// Wakeup-to-run latency of tasks that record it, in nanoseconds.
+    pub wakeup_latency: Histogram<u64>,
+    pub context_switches: u64,
+    pub wakeups: u64,
+    pub migrations: MigrationCounts,
+    /// Completed units of work, per workload.
+    pub completed: Vec<u64>,
+    /// Busy nanoseconds per CPU (closed intervals only; see `Simulator::busy_ns`).
+    pub busy_ns: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct MigrationCounts {
+    pub smt: u64,
+    pub llc: u64,
+    pub cross_llc: u64,
+    pub cross_numa: u64,
+}
+
+impl MigrationCounts {
+    pub fn count(&mut self, distance: MigrationDistance) {
+        match distance {
+            MigrationDistance::SameCpu => {}
+            MigrationDistance::Smt => self.smt += 1,
+            MigrationDistance::Llc => self.llc += 1,
+            MigrationDistance::CrossLlc => self.cross_llc += 1,
+            MigrationDistance::CrossNuma => self.cross_numa += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.smt + self.llc + self.cross_llc + self.cross_numa
+    }
+}
+
+impl Metrics {
+    pub fn new(n_cpus: usize, n_workloads: usize) -> Self {
+        Self {
+            // 1 ns to one simulated hour at 3 significant figures; larger values saturate.
+            wakeup_latency: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+                .expect("valid histogram bounds"),
+            context_switches: 0,
+            wakeups: 0,
+            migrations: MigrationCounts::default(),
+            completed: vec![0; n_workloads],
+            busy_ns: vec![0; n_cpus],
+        }
+    }
+
+    pub fn record_latency(&mut self, latency_ns: u64) {
+        self.wakeup_latency.saturating_record(latency_ns);
+    }
+
+    pub fn latency_percentiles(&self) -> LatencyPercentiles {
+        let histogram = &self.wakeup_latency;
+        let at = |quantile: f64| {
+            if histogram.is_empty() {
+                0.0
+            } else {
+                histogram.value_at_quantile(quantile) as f64 / 1_000.0
+            }
+        };
+        LatencyPercentiles {
+            p50: at(0.50),
+            p75: at(0.75),
+            p90: at(0.90),
+            p95: at(0.95),
+            p99: at(0.99),
+            p99_5: at(0.995),
+            p99_9: at(0.999),
+            min: if histogram.is_empty() {
+                0.0
+            } else {
+                histogram.min() as f64 / 1_000.0
+            },
+            max: if histogram.is_empty() {
+                0.0
+            } else {
+                histogram.max() as f64 / 1_000.0
+            },
+            samples: histogram.len(),
+        }
+    }
+}
+
+/// Wakeup latency percentiles in microseconds.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LatencyPercentiles {
+    pub p50: f64,
+    pub p75: f64,
+    pub p90: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub p99_5: f64,
+    pub p99_9: f64,
+    pub min: f64,
+    pub max: f64,
+    pub samples: u64,
+}
+
+impl LatencyPercentiles {
+    /// The values in the order of [`PERCENTILES`].
+    pub fn ordered(&self) -> [f64; 7] {
+        [
+            self.p50, self.p75, self.p90, self.p95, self.p99, self.p99_5, self.p99_9,
+        ]
+    }
+}
+
+/// Throughput in the benchmark's own unit.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Throughput {
+    pub unit: String,
+    pub value: f64,
+}
+
+/// The summary of a run (also what the CLI prints with `--json`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunSummary {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_ns: u64,
+    pub events: u64,
+    pub trace_events: u64,
+    pub trace_hash: String,
+    pub wakeup_latency_us: LatencyPercentiles,
+    pub throughput: Vec<Throughput>,
+    pub utilization: f64,
+    pub context_switches: u64,
+    pub wakeups: u64,
+    pub migrations: MigrationCounts,
+}
+
+impl RunSummary {
+    /// The latency table in schbench's layout.
+    pub fn latency_table(&self) -> String {
+        let mut out = String::from("Latency percentiles (usec)\n");
+        for ((label, _), value) in PERCENTILES
+            .iter()
+            .zip(self.wakeup_latency_us.ordered().iter())
+        {
+            out.push_str(&format!("\t{label}: {}\n", value.round() as u64));
+        }
+        out.push_str(&format!(
+            "\tmin={}, max={}\n",
+            self.wakeup_latency_us.min.round() as u64,
+            self.wakeup_latency_us.max.round() as u64
+        ));
+        out
+    }
+}

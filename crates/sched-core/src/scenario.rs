@@ -1,0 +1,159 @@
+//! A scenario: machine, workloads, policy switches, tunables, duration and seed.
+//!
+//! These types define the scenario file format (serde field names) and, through
+//! schemars, its JSON Schema. This crate never reads or writes JSON itself: that is
+//! `sched-scenario`'s job. `Scenario::check` holds the rules a schema cannot state.
+
+use crate::cfs::KnobsSpec;
+use crate::cost::CostsSpec;
+use crate::cpuset::parse_cpu_list;
+use crate::topology::{Topology, TopologySpec};
+use crate::workload::WorkloadSpec;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The schema this file follows (editors use it; the simulator ignores it).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    #[schemars(length(min = 1, max = 120))]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// Seed of the run's random generator: same seed, same trace.
+    #[serde(default)]
+    #[schemars(range(max = 9007199254740991u64))]
+    pub seed: u64,
+    /// Simulated run time in milliseconds.
+    #[schemars(range(min = 1, max = 3600000))]
+    pub duration_ms: u64,
+    pub topology: TopologySpec,
+    #[schemars(length(min = 1))]
+    pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
+    pub policy: PolicySpec,
+    #[serde(default)]
+    pub knobs: KnobsSpec,
+    #[serde(default)]
+    pub costs: CostsSpec,
+}
+
+/// Switches for the scheduler's paths.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySpec {
+    /// Pull a waiting task when a CPU is about to go idle (`newidle_balance`).
+    #[serde(default)]
+    pub newidle_balance: Switch,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Switch {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+impl Default for Switch {
+    fn default() -> Self {
+        Switch { enabled: true }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A problem in a scenario: the field's dotted path and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// The most tasks a scenario may create (keeps the browser responsive).
+pub const MAX_TASKS: usize = 20_000;
+
+impl Scenario {
+    /// Checks what the schema cannot: the machine, CPU lists against it, programs.
+    pub fn check(&self) -> Vec<ScenarioError> {
+        let mut errors = Vec::new();
+        let topology = match self.topology.resolve() {
+            Ok(shape) => Some(Topology::build(shape)),
+            Err(topology_errors) => {
+                errors.extend(topology_errors.into_iter().map(|error| ScenarioError {
+                    path: format!("topology.{}", error.field),
+                    message: error.message,
+                }));
+                None
+            }
+        };
+        if self.duration_ms == 0 {
+            errors.push(ScenarioError {
+                path: "duration_ms".into(),
+                message: "must be at least 1, got 0".into(),
+            });
+        }
+        if self.workloads.is_empty() {
+            errors.push(ScenarioError {
+                path: "workloads".into(),
+                message: "must list at least one workload".into(),
+            });
+        }
+        let mut n_tasks = 0usize;
+        for (idx, workload) in self.workloads.iter().enumerate() {
+            for (path, message) in workload.check() {
+                errors.push(ScenarioError {
+                    path: format!("workloads.{idx}.{path}"),
+                    message,
+                });
+            }
+            for (path, list) in workload.cpu_lists() {
+                let full_path = format!("workloads.{idx}.{path}");
+                match parse_cpu_list(&list) {
+                    Err(message) => errors.push(ScenarioError {
+                        path: full_path,
+                        message,
+                    }),
+                    Ok(cpus) => {
+                        if let Some(topology) = &topology {
+                            if let Some(bad) =
+                                cpus.iter().find(|cpu| **cpu as usize >= topology.n_cpus())
+                            {
+                                errors.push(ScenarioError {
+                                    path: full_path,
+                                    message: format!(
+                                        "CPU {bad} does not exist: the machine has CPUs 0-{}",
+                                        topology.n_cpus() - 1
+                                    ),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            if workload.check().is_empty() {
+                n_tasks += workload.expand().tasks.len();
+            }
+        }
+        if n_tasks > MAX_TASKS {
+            errors.push(ScenarioError {
+                path: "workloads".into(),
+                message: format!("the workloads create {n_tasks} tasks; at most {MAX_TASKS} are modelled"),
+            });
+        }
+        errors
+    }
+}

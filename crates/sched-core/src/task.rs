@@ -1,0 +1,121 @@
+//! Tasks: identity, weight, affinity, scheduling state and program position.
+
+use crate::cpuset::CpuSet;
+use crate::time::SimTime;
+use crate::topology::CpuId;
+
+/// A task's pid, as the trace prints it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pid(pub u32);
+
+/// Index of a task in the simulator's task table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId(pub u32);
+
+/// The kernel's `sched_prio_to_weight`: nice -20 ... 19. Each step is about 1.25x.
+pub const NICE_TO_WEIGHT: [u32; 40] = [
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
+    70, 56, 45, 36, 29, 23, 18, 15,
+];
+
+/// Weight of a nice-0 task (`NICE_0_LOAD` without the fixed-point shift).
+pub const NICE_0_LOAD: u64 = 1024;
+
+pub fn nice_to_weight(nice: i32) -> u32 {
+    NICE_TO_WEIGHT[(nice.clamp(-20, 19) + 20) as usize]
+}
+
+/// Where a task is. Invariant: a task is in exactly one of these, and a `Queued`
+/// task is in exactly one runqueue's tree, a `Running` one is exactly one CPU's curr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not forked yet.
+    Unborn,
+    Running(CpuId),
+    Queued(CpuId),
+    Sleeping,
+    Blocked,
+    Exited,
+}
+
+impl TaskState {
+    /// The letter `sched_switch` prints for a task leaving the CPU in this state.
+    pub fn prev_state_letter(self) -> &'static str {
+        match self {
+            TaskState::Running(_) | TaskState::Queued(_) => "R+",
+            TaskState::Sleeping | TaskState::Blocked => "S",
+            TaskState::Exited => "X",
+            TaskState::Unborn => "R",
+        }
+    }
+}
+
+/// One entry of a task's loop stack: where the loop starts and how many passes remain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopFrame {
+    pub start: usize,
+    pub remaining: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub pid: Pid,
+    pub tgid: Pid,
+    pub comm: String,
+    pub nice: i32,
+    pub weight: u32,
+    pub affinity: CpuSet,
+    /// Index of the workload this task belongs to (its colour group in the UI).
+    pub group: u32,
+    pub program: usize,
+    pub start_at: SimTime,
+    pub record_latency: bool,
+
+    pub state: TaskState,
+    /// The CPU it runs on or last ran on (`task_cpu()`).
+    pub cpu: CpuId,
+    /// vruntime in ns, relative to the runqueue of `cpu` (re-based on migration).
+    pub vruntime: u64,
+    pub sum_exec_runtime: u64,
+    /// `sum_exec_runtime` when this stint on the CPU began (for the slice check).
+    pub prev_sum_exec_runtime: u64,
+    /// When it last started running (`se.exec_start`, read by `task_hot`).
+    pub last_ran: SimTime,
+    /// Last time runtime was charged while running.
+    pub charged_until: SimTime,
+    /// When it was last woken, until it gets a CPU (for wakeup latency).
+    pub woken_at: Option<SimTime>,
+
+    pub pc: usize,
+    pub loops: Vec<LoopFrame>,
+    /// Work left in the current `Run`, in ns at full speed; `None` when not in a `Run`.
+    pub remaining_work: Option<u64>,
+
+    pub nr_switches: u64,
+    pub nr_migrations: u64,
+}
+
+impl Task {
+    pub fn is_runnable(&self) -> bool {
+        matches!(self.state, TaskState::Running(_) | TaskState::Queued(_))
+    }
+
+    /// The priority `sched_switch` prints (120 + nice).
+    pub fn prio(&self) -> i32 {
+        120 + self.nice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_zero_is_1024() {
+        assert_eq!(nice_to_weight(0), 1024);
+        assert_eq!(nice_to_weight(-20), 88761);
+        assert_eq!(nice_to_weight(19), 15);
+        assert_eq!(nice_to_weight(40), 15);
+    }
+}

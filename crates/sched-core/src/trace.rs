@@ -1,0 +1,311 @@
+//! The event trace: an append-only, column-oriented log with ftrace names and fields.
+//!
+//! Every record also carries a [`Reason`]: why the model did what it did, rendered as
+//! a sentence a student can read. The trace hash covers every record ever pushed,
+//! byte for byte, so two runs agree on the hash exactly when they agree on the trace.
+
+use crate::time::SimTime;
+use std::fmt::Write as _;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TraceKind {
+    SchedWaking = 0,
+    SchedWakeup = 1,
+    SchedWakeupNew = 2,
+    SchedSwitch = 3,
+    SchedMigrateTask = 4,
+    SchedProcessExit = 5,
+}
+
+impl TraceKind {
+    pub fn ftrace_name(self) -> &'static str {
+        match self {
+            TraceKind::SchedWaking => "sched_waking",
+            TraceKind::SchedWakeup => "sched_wakeup",
+            TraceKind::SchedWakeupNew => "sched_wakeup_new",
+            TraceKind::SchedSwitch => "sched_switch",
+            TraceKind::SchedMigrateTask => "sched_migrate_task",
+            TraceKind::SchedProcessExit => "sched_process_exit",
+        }
+    }
+}
+
+/// Why a placement, migration or switch happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    None,
+    /// Wakeup: the previous CPU was idle.
+    PrevIdle,
+    /// Wakeup: the previous CPU was busy; an idle CPU of the same LLC was found.
+    IdleInLlc { prev: u32, llc: u32, scanned: u32 },
+    /// Wakeup: nothing idle in the LLC, so the task queues on its previous CPU.
+    NoIdleInLlc { llc: u32, scanned: u32 },
+    /// Wakeup: the previous CPU is outside the task's affinity mask.
+    AffinityFallback,
+    /// Fork: the allowed CPU with the fewest runnable tasks.
+    ForkLeastLoaded { nr_running: u32 },
+    /// A newly idle CPU pulled a waiting task from a busier CPU of its LLC.
+    NewidlePull { src: u32, src_nr_running: u32, llc: u32 },
+    /// Switch: the task used up its slice (seen at a tick).
+    SliceExpired { ran_us: u32, slice_us: u32 },
+    /// Switch: a woken task's vruntime was far enough behind to preempt.
+    WakeupPreempt { woken_pid: u32 },
+    /// Switch: the previous task blocked, slept or exited.
+    PrevStopped,
+    /// Switch: the CPU had been idle and a task arrived.
+    LeftIdle,
+}
+
+impl Reason {
+    pub fn describe(&self, pid: u32, cpu: u32) -> String {
+        match *self {
+            Reason::None => String::new(),
+            Reason::PrevIdle => format!("pid {pid} woke on its previous CPU {cpu}, which was idle"),
+            Reason::IdleInLlc { prev, llc, scanned } => format!(
+                "previous CPU {prev} was busy; scanned {scanned} CPUs of LLC {llc} and found CPU {cpu} idle"
+            ),
+            Reason::NoIdleInLlc { llc, scanned } => format!(
+                "scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on its previous CPU {cpu}"
+            ),
+            Reason::AffinityFallback => {
+                format!("previous CPU not allowed by pid {pid}'s affinity: first allowed CPU {cpu}")
+            }
+            Reason::ForkLeastLoaded { nr_running } => format!(
+                "new task pid {pid} placed on CPU {cpu}, the allowed CPU with the fewest runnable tasks ({nr_running})"
+            ),
+            Reason::NewidlePull {
+                src,
+                src_nr_running,
+                llc,
+            } => format!(
+                "CPU {cpu} went idle and pulled pid {pid} from CPU {src} ({src_nr_running} runnable) in newidle_balance (LLC {llc})"
+            ),
+            Reason::SliceExpired { ran_us, slice_us } => {
+                format!("slice used up: ran {ran_us} us of a {slice_us} us slice")
+            }
+            Reason::WakeupPreempt { woken_pid } => {
+                format!("woken pid {woken_pid} preempted: its vruntime is behind by more than the wakeup granularity")
+            }
+            Reason::PrevStopped => "the previous task blocked, slept or exited".to_string(),
+            Reason::LeftIdle => format!("CPU {cpu} was idle; pid {pid} runs at once"),
+        }
+    }
+}
+
+/// One record, as pushed. Field meaning depends on `kind`:
+/// - wakeups: `pid` woken, `arg0` target CPU;
+/// - switch: `pid` prev (0 = idle), `arg0` next pid, `arg1` prev state code;
+/// - migrate: `pid` moved, `arg0` orig CPU, `arg1` dest CPU;
+/// - exit: `pid`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceRecord {
+    pub time: SimTime,
+    pub cpu: u32,
+    /// The task current on `cpu` when the event fired (0 = idle).
+    pub ctx_pid: u32,
+    pub kind: TraceKind,
+    pub pid: u32,
+    pub arg0: u32,
+    pub arg1: u32,
+    pub reason: Reason,
+}
+
+/// `prev_state` codes stored in `arg1` of a switch.
+pub const PREV_STATE_RUNNING: u32 = 0;
+pub const PREV_STATE_SLEEPING: u32 = 1;
+pub const PREV_STATE_DEAD: u32 = 2;
+
+pub fn prev_state_letter(code: u32) -> &'static str {
+    match code {
+        PREV_STATE_RUNNING => "R+",
+        PREV_STATE_SLEEPING => "S",
+        _ => "X",
+    }
+}
+
+/// What the renderer needs to know about a pid.
+pub trait TaskNames {
+    fn comm(&self, pid: u32) -> &str;
+    fn prio(&self, pid: u32) -> i32;
+}
+
+/// Column-oriented storage. Invariant: all columns have the same length, and times
+/// never decrease from one record to the next.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub time: Vec<u64>,
+    pub cpu: Vec<u32>,
+    pub ctx_pid: Vec<u32>,
+    pub kind: Vec<TraceKind>,
+    pub pid: Vec<u32>,
+    pub arg0: Vec<u32>,
+    pub arg1: Vec<u32>,
+    pub reason: Vec<Reason>,
+    /// Records are kept only while fewer than this many are stored; the hash and
+    /// the count cover all of them.
+    pub keep_limit: usize,
+    pub total: u64,
+    hash: u64,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+impl Trace {
+    pub fn new(keep_limit: usize) -> Self {
+        Self {
+            keep_limit,
+            hash: FNV_OFFSET,
+            ..Default::default()
+        }
+    }
+
+    pub fn push(&mut self, record: TraceRecord) {
+        debug_assert!(self.time.last().is_none_or(|last| *last <= record.time.0));
+        self.mix(record.time.0);
+        self.mix(record.cpu as u64);
+        self.mix(record.ctx_pid as u64);
+        self.mix(record.kind as u64);
+        self.mix(record.pid as u64);
+        self.mix(record.arg0 as u64);
+        self.mix(record.arg1 as u64);
+        self.total += 1;
+        if self.time.len() < self.keep_limit {
+            self.time.push(record.time.0);
+            self.cpu.push(record.cpu);
+            self.ctx_pid.push(record.ctx_pid);
+            self.kind.push(record.kind);
+            self.pid.push(record.pid);
+            self.arg0.push(record.arg0);
+            self.arg1.push(record.arg1);
+            self.reason.push(record.reason);
+        }
+    }
+
+    fn mix(&mut self, value: u64) {
+        for byte in value.to_le_bytes() {
+            self.hash ^= byte as u64;
+            self.hash = self.hash.wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    /// FNV-1a over every record's fields, as a 16-digit hex string.
+    pub fn hash_hex(&self) -> String {
+        format!("{:016x}", self.hash)
+    }
+
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+
+    pub fn get(&self, idx: usize) -> TraceRecord {
+        TraceRecord {
+            time: SimTime(self.time[idx]),
+            cpu: self.cpu[idx],
+            ctx_pid: self.ctx_pid[idx],
+            kind: self.kind[idx],
+            pid: self.pid[idx],
+            arg0: self.arg0[idx],
+            arg1: self.arg1[idx],
+            reason: self.reason[idx],
+        }
+    }
+
+    /// The ftrace payload after `event: `.
+    pub fn payload(&self, idx: usize, names: &dyn TaskNames) -> String {
+        let record = self.get(idx);
+        let pid = record.pid;
+        match record.kind {
+            TraceKind::SchedWaking | TraceKind::SchedWakeup | TraceKind::SchedWakeupNew => format!(
+                "comm={} pid={} prio={} target_cpu={:03}",
+                names.comm(pid),
+                pid,
+                names.prio(pid),
+                record.arg0
+            ),
+            TraceKind::SchedSwitch => {
+                let next = record.arg0;
+                format!(
+                    "prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> next_comm={} next_pid={} next_prio={}",
+                    names.comm(pid),
+                    pid,
+                    names.prio(pid),
+                    prev_state_letter(record.arg1),
+                    names.comm(next),
+                    next,
+                    names.prio(next)
+                )
+            }
+            TraceKind::SchedMigrateTask => format!(
+                "comm={} pid={} prio={} orig_cpu={} dest_cpu={}",
+                names.comm(pid),
+                pid,
+                names.prio(pid),
+                record.arg0,
+                record.arg1
+            ),
+            TraceKind::SchedProcessExit => {
+                format!("comm={} pid={} prio={}", names.comm(pid), pid, names.prio(pid))
+            }
+        }
+    }
+
+    /// A line in the layout of the kernel's `trace` file.
+    pub fn ftrace_line(&self, idx: usize, names: &dyn TaskNames) -> String {
+        let record = self.get(idx);
+        let ctx_comm = if record.ctx_pid == 0 {
+            "<idle>"
+        } else {
+            names.comm(record.ctx_pid)
+        };
+        let micros = record.time.0 / 1_000;
+        format!(
+            "{:>16}-{:<7} [{:03}] d..2. {:>5}.{:06}: {}: {}",
+            ctx_comm,
+            record.ctx_pid,
+            record.cpu,
+            micros / 1_000_000,
+            micros % 1_000_000,
+            record.kind.ftrace_name(),
+            self.payload(idx, names)
+        )
+    }
+
+    /// The affected pid and CPU that a reason sentence speaks of.
+    pub fn reason_text(&self, idx: usize) -> String {
+        let record = self.get(idx);
+        let (pid, cpu) = match record.kind {
+            TraceKind::SchedSwitch => (record.arg0, record.cpu),
+            TraceKind::SchedMigrateTask => (record.pid, record.arg1),
+            TraceKind::SchedWakeup | TraceKind::SchedWakeupNew => (record.pid, record.arg0),
+            _ => (record.pid, record.cpu),
+        };
+        record.reason.describe(pid, cpu)
+    }
+
+    /// The compact rendering used by golden tests: time, CPU, event, payload, reason.
+    pub fn compact(&self, names: &dyn TaskNames) -> String {
+        let mut out = String::new();
+        for idx in 0..self.len() {
+            let reason = self.reason_text(idx);
+            let _ = write!(
+                out,
+                "{} [{:03}] {}: {}",
+                SimTime(self.time[idx]),
+                self.cpu[idx],
+                self.kind[idx].ftrace_name(),
+                self.payload(idx, names)
+            );
+            if !reason.is_empty() {
+                let _ = write!(out, "  # {reason}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
