@@ -4,7 +4,9 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::topology::PRESETS;
 use sched_core::{SimTime, Simulator};
-use sched_scenario::{apply_override, format_errors, parse_json, scenario_from_value, schema_value};
+use sched_scenario::{
+    apply_override, format_errors, parse_json, scenario_from_value, schema_value,
+};
 use serde_json::Value;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -12,7 +14,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "schedlab", version, about = "Simulate the Linux CFS scheduler on a modelled machine")]
+#[command(
+    name = "schedlab",
+    version,
+    about = "Simulate the Linux CFS scheduler on a modelled machine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -105,7 +111,11 @@ fn locate(name: &str) -> Result<PathBuf, String> {
     ))
 }
 
-fn load(name: &str, seed: Option<u64>, set: &[String]) -> Result<(PathBuf, sched_core::Scenario), String> {
+fn load(
+    name: &str,
+    seed: Option<u64>,
+    set: &[String],
+) -> Result<(PathBuf, sched_core::Scenario), String> {
     let path = locate(name)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|err| format!("error: cannot read {}: {err}", path.display()))?;
@@ -192,7 +202,12 @@ fn run(
         return Ok(());
     }
     let topology = &sim.topology;
-    println!("{} ({}), seed {}", scenario.title, path.display(), summary.seed);
+    println!(
+        "{} ({}), seed {}",
+        scenario.title,
+        path.display(),
+        summary.seed
+    );
     println!(
         "machine: {}, {} sockets, {} LLCs, {} CPUs",
         topology.shape.name,

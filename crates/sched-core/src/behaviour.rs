@@ -252,8 +252,7 @@ fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
                 if count.is_none() && !takes_time(body) {
                     errors.push((
                         format!("{here}.body"),
-                        "an endless loop must contain a run, sleep or wait that takes time"
-                            .into(),
+                        "an endless loop must contain a run, sleep or wait that takes time".into(),
                     ));
                 }
                 check_ops(body, &format!("{here}.body."), errors);

@@ -48,7 +48,10 @@ impl CpuSet {
     }
 
     pub fn len(&self) -> usize {
-        self.words.iter().map(|word| word.count_ones() as usize).sum()
+        self.words
+            .iter()
+            .map(|word| word.count_ones() as usize)
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,15 +74,12 @@ impl CpuSet {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.words
-            .iter()
-            .enumerate()
-            .flat_map(|(word_idx, word)| {
-                let word = *word;
-                (0..64).filter_map(move |bit| {
-                    (word & (1u64 << bit) != 0).then_some(CpuId((word_idx * 64 + bit) as u32))
-                })
+        self.words.iter().enumerate().flat_map(|(word_idx, word)| {
+            let word = *word;
+            (0..64).filter_map(move |bit| {
+                (word & (1u64 << bit) != 0).then_some(CpuId((word_idx * 64 + bit) as u32))
             })
+        })
     }
 
     pub fn first(&self) -> Option<CpuId> {
@@ -112,7 +112,11 @@ impl CpuSet {
 /// Parses a CPU list in the kernel's format (`0-3,8,10-11`), as taskset and numactl take it.
 pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
     let mut cpus = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|part| !part.is_empty()) {
+    for part in text
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+    {
         if let Some((start, end)) = part.split_once('-') {
             let start: u32 = start
                 .trim()

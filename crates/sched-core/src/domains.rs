@@ -86,7 +86,10 @@ fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
             DomainLevel::Smt,
             topology.core_cpus[info.core.0 as usize].clone(),
         ),
-        (DomainLevel::Mc, topology.llc_cpus[info.llc.0 as usize].clone()),
+        (
+            DomainLevel::Mc,
+            topology.llc_cpus[info.llc.0 as usize].clone(),
+        ),
         (
             DomainLevel::Pkg,
             topology.node_cpus[info.node.0 as usize].clone(),

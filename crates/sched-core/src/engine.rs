@@ -25,7 +25,7 @@ use crate::task::{nice_to_weight, LoopFrame, Pid, Task, TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::{CpuId, Topology};
 use crate::trace::{
-    Reason, Trace, TraceKind, TraceRecord, TaskNames, PREV_STATE_DEAD, PREV_STATE_RUNNING,
+    Reason, TaskNames, Trace, TraceKind, TraceRecord, PREV_STATE_DEAD, PREV_STATE_RUNNING,
     PREV_STATE_SLEEPING,
 };
 use std::collections::VecDeque;
@@ -36,9 +36,15 @@ pub enum Event {
     Fork(TaskId),
     TimerWake(TaskId),
     /// The current `Run` of the task on `cpu` ends, unless `gen` is stale.
-    RunDone { cpu: CpuId, gen: u64 },
+    RunDone {
+        cpu: CpuId,
+        gen: u64,
+    },
     /// The context switch on `cpu` is done: the new current task starts running.
-    SwitchDone { cpu: CpuId, gen: u64 },
+    SwitchDone {
+        cpu: CpuId,
+        gen: u64,
+    },
     /// An idle CPU that had a task woken onto it is ready to schedule.
     IdleExit(CpuId),
     Tick(CpuId),
@@ -285,10 +291,22 @@ impl Simulator {
 
     /// Handles every event up to and including `until`, then sets the clock there.
     pub fn run_until(&mut self, until: SimTime) {
+        self.run_until_bounded(until, u64::MAX);
+    }
+
+    /// Like `run_until`, but stops after `max_events` events (so a caller that must
+    /// stay responsive can come back for the rest). Returns true when `until` was
+    /// reached (or the run ended).
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> bool {
+        let mut handled = 0u64;
         while !self.finished {
             match self.queue.peek_time() {
                 Some(time) if time <= until => {
+                    if handled == max_events {
+                        return false;
+                    }
                     self.step();
+                    handled += 1;
                 }
                 _ => break,
             }
@@ -296,6 +314,7 @@ impl Simulator {
         if !self.finished && until > self.now {
             self.now = until.min(self.end);
         }
+        true
     }
 
     /// Runs at most `max_events` events; returns how many ran.
@@ -359,7 +378,10 @@ impl Simulator {
             .iter()
             .zip(&self.cpus)
             .map(|(closed, state)| {
-                closed + state.busy_since.map_or(0, |since| (self.now - since).as_ns())
+                closed
+                    + state
+                        .busy_since
+                        .map_or(0, |since| (self.now - since).as_ns())
             })
             .collect()
     }
@@ -436,7 +458,14 @@ impl Simulator {
         let from_min = self.rqs[orig.0 as usize].min_vruntime;
         let to_min = self.rqs[dest.0 as usize].min_vruntime;
         let pid = task.pid.0;
-        self.emit(orig, TraceKind::SchedMigrateTask, pid, orig.0, dest.0, reason);
+        self.emit(
+            orig,
+            TraceKind::SchedMigrateTask,
+            pid,
+            orig.0,
+            dest.0,
+            reason,
+        );
         let distance = self.topology.distance(orig, dest);
         self.metrics.migrations.count(distance);
         let task = &mut self.tasks[task_id.0 as usize];
@@ -446,7 +475,13 @@ impl Simulator {
     }
 
     /// Detaches a queued task from `src` and attaches it to `dest` (load balancing).
-    pub(crate) fn move_queued_task(&mut self, task_id: TaskId, src: CpuId, dest: CpuId, reason: Reason) {
+    pub(crate) fn move_queued_task(
+        &mut self,
+        task_id: TaskId,
+        src: CpuId,
+        dest: CpuId,
+        reason: Reason,
+    ) {
         let task = &self.tasks[task_id.0 as usize];
         debug_assert_eq!(task.state, TaskState::Queued(src));
         let (vruntime, weight) = (task.vruntime, task.weight);
@@ -467,9 +502,9 @@ impl Simulator {
         // START_DEBIT: a new task starts one virtual slice after min_vruntime.
         let rq = &self.rqs[cpu.0 as usize];
         let weight = task.weight;
-        let slice = self
-            .knobs
-            .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64);
+        let slice =
+            self.knobs
+                .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64);
         task.vruntime = rq.min_vruntime + calc_delta_fair(slice, weight);
         task.last_ran = self.now;
         task.charged_until = self.now;
@@ -487,7 +522,14 @@ impl Simulator {
         }
         let pid = task.pid.0;
         let prev_cpu = task.cpu;
-        self.emit(waker_cpu, TraceKind::SchedWaking, pid, prev_cpu.0, 0, Reason::None);
+        self.emit(
+            waker_cpu,
+            TraceKind::SchedWaking,
+            pid,
+            prev_cpu.0,
+            0,
+            Reason::None,
+        );
         if self.rqs[prev_cpu.0 as usize].curr == Some(task_id) {
             // It blocked in this same instant and has not left the CPU yet
             // (`ttwu_runnable()`): it simply stays runnable there.
@@ -497,7 +539,14 @@ impl Simulator {
             let rq = &mut self.rqs[prev_cpu.0 as usize];
             rq.nr_running += 1;
             rq.load_weight += weight;
-            self.emit(waker_cpu, TraceKind::SchedWakeup, pid, prev_cpu.0, 0, Reason::PrevIdle);
+            self.emit(
+                waker_cpu,
+                TraceKind::SchedWakeup,
+                pid,
+                prev_cpu.0,
+                0,
+                Reason::PrevIdle,
+            );
             return;
         }
         let (target, reason) = self.select_task_rq_wake(task_id);
@@ -807,8 +856,10 @@ impl Simulator {
                     }
                 }
                 Instr::WakeAll(channel) => {
-                    let waiters: Vec<TaskId> =
-                        self.channels[channel.0 as usize].waiters.drain(..).collect();
+                    let waiters: Vec<TaskId> = self.channels[channel.0 as usize]
+                        .waiters
+                        .drain(..)
+                        .collect();
                     for waiter in waiters {
                         self.try_to_wake_up(waiter, cpu);
                     }
@@ -860,7 +911,9 @@ impl Simulator {
         for (cpu_idx, rq) in self.rqs.iter().enumerate() {
             running_pid[cpu_idx] = rq
                 .curr
-                .filter(|task| self.tasks[task.0 as usize].state == TaskState::Running(CpuId(cpu_idx as u32)))
+                .filter(|task| {
+                    self.tasks[task.0 as usize].state == TaskState::Running(CpuId(cpu_idx as u32))
+                })
                 .map_or(0, |task| self.pid_of(task));
             nr_running[cpu_idx] = rq.nr_running;
         }
@@ -892,7 +945,11 @@ impl Simulator {
             trace_hash: self.trace.hash_hex(),
             wakeup_latency_us: self.metrics.latency_percentiles(),
             throughput,
-            utilization: if capacity > 0.0 { busy as f64 / capacity } else { 0.0 },
+            utilization: if capacity > 0.0 {
+                busy as f64 / capacity
+            } else {
+                0.0
+            },
             context_switches: self.metrics.context_switches,
             wakeups: self.metrics.wakeups,
             migrations: self.metrics.migrations.clone(),
@@ -910,7 +967,10 @@ impl Simulator {
             for (vruntime, task_id) in &rq.queued {
                 let task = &self.tasks[task_id.0 as usize];
                 if task.state != TaskState::Queued(cpu) {
-                    return Err(format!("pid {} in CPU {cpu_idx}'s tree but {:?}", task.pid.0, task.state));
+                    return Err(format!(
+                        "pid {} in CPU {cpu_idx}'s tree but {:?}",
+                        task.pid.0, task.state
+                    ));
                 }
                 if task.vruntime != *vruntime {
                     return Err(format!("pid {} keyed with a stale vruntime", task.pid.0));
@@ -990,4 +1050,3 @@ fn offset_channels(program: Program, base: u32) -> Program {
             .collect(),
     }
 }
-

@@ -55,7 +55,9 @@ impl<E> EventQueue<E> {
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|Reverse(entry)| (entry.time, entry.event))
+        self.heap
+            .pop()
+            .map(|Reverse(entry)| (entry.time, entry.event))
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {

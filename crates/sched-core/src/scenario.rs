@@ -151,7 +151,9 @@ impl Scenario {
         if n_tasks > MAX_TASKS {
             errors.push(ScenarioError {
                 path: "workloads".into(),
-                message: format!("the workloads create {n_tasks} tasks; at most {MAX_TASKS} are modelled"),
+                message: format!(
+                    "the workloads create {n_tasks} tasks; at most {MAX_TASKS} are modelled"
+                ),
             });
         }
         errors

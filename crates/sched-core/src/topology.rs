@@ -335,9 +335,7 @@ impl TopologySpec {
             return Err(errors);
         }
         Ok(MachineShape {
-            name: base
-                .map(|m| m.name)
-                .unwrap_or_else(|| "custom".to_string()),
+            name: base.map(|m| m.name).unwrap_or_else(|| "custom".to_string()),
             sockets,
             numa_nodes_per_socket,
             llcs_per_socket,
@@ -567,7 +565,10 @@ mod tests {
         let topology = preset("icelake-2s32c");
         assert!(topology.node_cpus[0].iter().all(|cpu| cpu.0 % 2 == 0));
         assert!(topology.node_cpus[1].iter().all(|cpu| cpu.0 % 2 == 1));
-        assert_eq!(topology.siblings(CpuId(0)).collect::<Vec<_>>(), vec![CpuId(64)]);
+        assert_eq!(
+            topology.siblings(CpuId(0)).collect::<Vec<_>>(),
+            vec![CpuId(64)]
+        );
     }
 
     #[test]

@@ -38,19 +38,37 @@ pub enum Reason {
     /// Wakeup: the previous CPU was idle.
     PrevIdle,
     /// Wakeup: the previous CPU was busy; an idle CPU of the same LLC was found.
-    IdleInLlc { prev: u32, llc: u32, scanned: u32 },
+    IdleInLlc {
+        prev: u32,
+        llc: u32,
+        scanned: u32,
+    },
     /// Wakeup: nothing idle in the LLC, so the task queues on its previous CPU.
-    NoIdleInLlc { llc: u32, scanned: u32 },
+    NoIdleInLlc {
+        llc: u32,
+        scanned: u32,
+    },
     /// Wakeup: the previous CPU is outside the task's affinity mask.
     AffinityFallback,
     /// Fork: the allowed CPU with the fewest runnable tasks.
-    ForkLeastLoaded { nr_running: u32 },
+    ForkLeastLoaded {
+        nr_running: u32,
+    },
     /// A newly idle CPU pulled a waiting task from a busier CPU of its LLC.
-    NewidlePull { src: u32, src_nr_running: u32, llc: u32 },
+    NewidlePull {
+        src: u32,
+        src_nr_running: u32,
+        llc: u32,
+    },
     /// Switch: the task used up its slice (seen at a tick).
-    SliceExpired { ran_us: u32, slice_us: u32 },
+    SliceExpired {
+        ran_us: u32,
+        slice_us: u32,
+    },
     /// Switch: a woken task's vruntime was far enough behind to preempt.
-    WakeupPreempt { woken_pid: u32 },
+    WakeupPreempt {
+        woken_pid: u32,
+    },
     /// Switch: the previous task blocked, slept or exited.
     PrevStopped,
     /// Switch: the CPU had been idle and a task arrived.
@@ -230,13 +248,26 @@ impl Trace {
             ),
             TraceKind::SchedSwitch => {
                 let next = record.arg0;
+                // The idle task is `swapper/N` and is never "preempted" (`R`, not `R+`).
+                let comm_of = |pid: u32| {
+                    if pid == 0 {
+                        format!("swapper/{}", record.cpu)
+                    } else {
+                        names.comm(pid).to_string()
+                    }
+                };
+                let prev_state = if pid == 0 {
+                    "R"
+                } else {
+                    prev_state_letter(record.arg1)
+                };
                 format!(
                     "prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> next_comm={} next_pid={} next_prio={}",
-                    names.comm(pid),
+                    comm_of(pid),
                     pid,
                     names.prio(pid),
-                    prev_state_letter(record.arg1),
-                    names.comm(next),
+                    prev_state,
+                    comm_of(next),
                     next,
                     names.prio(next)
                 )
@@ -250,7 +281,12 @@ impl Trace {
                 record.arg1
             ),
             TraceKind::SchedProcessExit => {
-                format!("comm={} pid={} prio={}", names.comm(pid), pid, names.prio(pid))
+                format!(
+                    "comm={} pid={} prio={}",
+                    names.comm(pid),
+                    pid,
+                    names.prio(pid)
+                )
             }
         }
     }

@@ -31,10 +31,7 @@ impl Simulator {
         let task = &self.tasks[task_id.0 as usize];
         let llc = self.topology.llc_of(target);
         let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc.0 as usize].iter().collect();
-        let start = llc_cpus
-            .iter()
-            .position(|cpu| *cpu == target)
-            .unwrap_or(0);
+        let start = llc_cpus.iter().position(|cpu| *cpu == target).unwrap_or(0);
         let mut scanned = 0u32;
         for offset in 1..llc_cpus.len() {
             let candidate = llc_cpus[(start + offset) % llc_cpus.len()];

@@ -144,7 +144,10 @@ impl WorkloadSpec {
                 }
                 for (idx, task) in spec.tasks.iter().enumerate() {
                     if task.count == 0 {
-                        errors.push((format!("tasks.{idx}.count"), "must be at least 1, got 0".into()));
+                        errors.push((
+                            format!("tasks.{idx}.count"),
+                            "must be at least 1, got 0".into(),
+                        ));
                     }
                     if task.comm.is_empty() || task.comm.len() > 15 {
                         errors.push((
@@ -241,9 +244,10 @@ fn expand_schbench(spec: &SchbenchSpec) -> Expansion {
             ],
         }];
         let messenger_idx = expansion.programs.len();
-        expansion
-            .programs
-            .push(Program::compile(&messenger_program, &mut expansion.channels));
+        expansion.programs.push(Program::compile(
+            &messenger_program,
+            &mut expansion.channels,
+        ));
         expansion
             .programs
             .push(Program::compile(&worker_program, &mut expansion.channels));

@@ -8,7 +8,11 @@ use serde_json::{Map, Value};
 
 /// Applies `path=value` to a scenario held as JSON. The value is read as JSON when it
 /// parses (`3`, `true`, `"x"`, `[1,2]`), else taken as a string (`all`).
-pub fn apply_override(scenario: &mut Value, schema: &Value, assignment: &str) -> Result<(), String> {
+pub fn apply_override(
+    scenario: &mut Value,
+    schema: &Value,
+    assignment: &str,
+) -> Result<(), String> {
     let (path, raw) = assignment
         .split_once('=')
         .ok_or_else(|| format!("`{assignment}` is not PATH=VALUE"))?;
@@ -16,8 +20,7 @@ pub fn apply_override(scenario: &mut Value, schema: &Value, assignment: &str) ->
     if path.is_empty() {
         return Err(format!("`{assignment}`: the path is empty"));
     }
-    let value: Value =
-        serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()));
+    let value: Value = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()));
     let segments: Vec<&str> = path.split('.').collect();
     let mut node = scenario;
     let mut node_schema = Some(resolve(schema, schema));
@@ -32,7 +35,10 @@ pub fn apply_override(scenario: &mut Value, schema: &Value, assignment: &str) ->
         match node {
             Value::Array(items) => {
                 let position: usize = segment.parse().map_err(|_| {
-                    format!("{here} is a list: use an index 0-{} instead of `{segment}`", items.len().saturating_sub(1))
+                    format!(
+                        "{here} is a list: use an index 0-{} instead of `{segment}`",
+                        items.len().saturating_sub(1)
+                    )
                 })?;
                 let len = items.len();
                 let item = items.get_mut(position).ok_or_else(|| {
@@ -55,7 +61,8 @@ pub fn apply_override(scenario: &mut Value, schema: &Value, assignment: &str) ->
                         allowed.join(", ")
                     ));
                 }
-                let child_schema = node_schema.and_then(|s| property_schema(schema, s, map, segment));
+                let child_schema =
+                    node_schema.and_then(|s| property_schema(schema, s, map, segment));
                 if last {
                     map.insert(segment.to_string(), value);
                     return Ok(());
@@ -134,7 +141,11 @@ fn branches<'a>(root: &'a Value, schema: &'a Value, object: &Map<String, Value>)
     }
 }
 
-fn allowed_fields(root: &Value, schema: Option<&Value>, object: &Map<String, Value>) -> Vec<String> {
+fn allowed_fields(
+    root: &Value,
+    schema: Option<&Value>,
+    object: &Map<String, Value>,
+) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     if let Some(schema) = schema {
         for branch in branches(root, schema, object) {

@@ -69,19 +69,27 @@ fn describe(err: &ValidationError<'_>, out: &mut Vec<ScenarioError>) {
     let instance = err.instance();
     let mut push = |path: String, message: String| out.push(ScenarioError { path, message });
     match err.kind() {
-        ValidationErrorKind::Minimum { limit } => {
-            push(path, format!("must be at least {limit}, got {}", show(instance)))
-        }
-        ValidationErrorKind::Maximum { limit } => {
-            push(path, format!("must be at most {limit}, got {}", show(instance)))
-        }
+        ValidationErrorKind::Minimum { limit } => push(
+            path,
+            format!("must be at least {limit}, got {}", show(instance)),
+        ),
+        ValidationErrorKind::Maximum { limit } => push(
+            path,
+            format!("must be at most {limit}, got {}", show(instance)),
+        ),
         ValidationErrorKind::MinLength { limit } => push(
             path,
-            format!("must be at least {limit} characters long, got {}", show(instance)),
+            format!(
+                "must be at least {limit} characters long, got {}",
+                show(instance)
+            ),
         ),
         ValidationErrorKind::MaxLength { limit } => push(
             path,
-            format!("must be at most {limit} characters long, got {}", show(instance)),
+            format!(
+                "must be at most {limit} characters long, got {}",
+                show(instance)
+            ),
         ),
         ValidationErrorKind::MinItems { limit } => {
             push(path, format!("must have at least {limit} entries"))
@@ -102,12 +110,20 @@ fn describe(err: &ValidationError<'_>, out: &mut Vec<ScenarioError>) {
             };
             push(
                 path,
-                format!("must be {}, got {}", article(&expected), json_type_name(instance)),
+                format!(
+                    "must be {}, got {}",
+                    article(&expected),
+                    json_type_name(instance)
+                ),
             )
         }
         ValidationErrorKind::Enum { options } => push(
             path,
-            format!("must be one of {}, got {}", list_options(options), show(instance)),
+            format!(
+                "must be one of {}, got {}",
+                list_options(options),
+                show(instance)
+            ),
         ),
         ValidationErrorKind::Constant { expected_value } => push(
             path,

@@ -1,1 +1,224 @@
-//! placeholder
+//! The WebAssembly bridge: the only code that knows wasm-bindgen.
+//!
+//! The simulator lives in wasm memory behind an opaque [`SimHandle`]. Commands go
+//! in (`step`, `run_until`, `run_events`); small results come back. Per-frame state
+//! crosses as typed arrays (`Uint32Array`, `Float64Array`), never as JSON; JSON is
+//! used only for one-off descriptions (machine layout, task list, run summary) and
+//! for scenario errors.
+
+use sched_core::trace::TaskNames;
+use sched_core::{SimTime, Simulator};
+use sched_scenario::{parse_json, scenario_from_value};
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+fn errors_to_js(errors: &[sched_core::ScenarioError]) -> JsValue {
+    let list: Vec<_> = errors
+        .iter()
+        .map(|error| json!({ "path": error.path, "message": error.message }))
+        .collect();
+    JsValue::from_str(&serde_json::Value::Array(list).to_string())
+}
+
+/// Checks scenario text beyond its schema (the machine, CPU lists, programs).
+/// Returns a JSON array of `{path, message}`; empty when the scenario is good.
+#[wasm_bindgen]
+pub fn check_scenario(text: &str) -> String {
+    let errors = match parse_json(text).and_then(|value| scenario_from_value(&value)) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors,
+    };
+    let list: Vec<_> = errors
+        .iter()
+        .map(|error| json!({ "path": error.path, "message": error.message }))
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+#[wasm_bindgen]
+pub struct SimHandle {
+    sim: Simulator,
+    name: String,
+    running_pid: Vec<u32>,
+    nr_running: Vec<u32>,
+}
+
+#[wasm_bindgen]
+impl SimHandle {
+    /// Builds a simulator from scenario JSON. On error, throws a JSON array of
+    /// `{path, message}`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario_text: &str, name: &str) -> Result<SimHandle, JsValue> {
+        let value = parse_json(scenario_text).map_err(|errors| errors_to_js(&errors))?;
+        let scenario = scenario_from_value(&value).map_err(|errors| errors_to_js(&errors))?;
+        let sim = Simulator::new(&scenario).map_err(|errors| errors_to_js(&errors))?;
+        let n_cpus = sim.topology.n_cpus();
+        Ok(SimHandle {
+            sim,
+            name: name.to_string(),
+            running_pid: vec![0; n_cpus],
+            nr_running: vec![0; n_cpus],
+        })
+    }
+
+    /// Handles one event; false once the run is over.
+    pub fn step(&mut self) -> bool {
+        self.sim.step() == sched_core::StepOutcome::Handled
+    }
+
+    /// Runs every event up to `until_ns` (simulated nanoseconds).
+    pub fn run_until(&mut self, until_ns: f64) {
+        self.sim.run_until(SimTime(until_ns.max(0.0) as u64));
+    }
+
+    /// Runs events up to `until_ns`, at most `max_events` of them; true when it got there.
+    pub fn run_until_bounded(&mut self, until_ns: f64, max_events: u32) -> bool {
+        self.sim
+            .run_until_bounded(SimTime(until_ns.max(0.0) as u64), max_events as u64)
+    }
+
+    /// Runs at most `max_events` events; returns how many ran.
+    pub fn run_events(&mut self, max_events: u32) -> u32 {
+        self.sim.run_events(max_events as u64) as u32
+    }
+
+    pub fn run_to_end(&mut self) {
+        self.sim.run_to_end();
+    }
+
+    pub fn now_ns(&self) -> f64 {
+        self.sim.now().as_ns() as f64
+    }
+
+    pub fn end_ns(&self) -> f64 {
+        self.sim.end_time().as_ns() as f64
+    }
+
+    pub fn events(&self) -> f64 {
+        self.sim.events() as f64
+    }
+
+    pub fn finished(&self) -> bool {
+        self.sim.is_finished()
+    }
+
+    pub fn n_cpus(&self) -> u32 {
+        self.sim.topology.n_cpus() as u32
+    }
+
+    /// Per CPU: the running pid (0 = idle). A fresh `Uint32Array` each call.
+    pub fn frame_running(&mut self) -> Vec<u32> {
+        self.sim
+            .cpu_frame(&mut self.running_pid, &mut self.nr_running);
+        self.running_pid.clone()
+    }
+
+    /// Per CPU: runnable tasks, including the running one (as of the last `frame_running`).
+    pub fn frame_nr_running(&self) -> Vec<u32> {
+        self.nr_running.clone()
+    }
+
+    /// Per CPU: busy nanoseconds so far.
+    pub fn frame_busy_ns(&self) -> Vec<f64> {
+        self.sim.busy_ns().into_iter().map(|ns| ns as f64).collect()
+    }
+
+    /// `[p50, p75, p90, p95, p99, p99.5, p99.9, min, max, samples]`, microseconds.
+    pub fn latency(&self) -> Vec<f64> {
+        let percentiles = self.sim.metrics.latency_percentiles();
+        let mut out = percentiles.ordered().to_vec();
+        out.extend([percentiles.min, percentiles.max, percentiles.samples as f64]);
+        out
+    }
+
+    /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa, completed]`.
+    pub fn counters(&self) -> Vec<f64> {
+        let metrics = &self.sim.metrics;
+        vec![
+            metrics.context_switches as f64,
+            metrics.wakeups as f64,
+            metrics.migrations.smt as f64,
+            metrics.migrations.llc as f64,
+            metrics.migrations.cross_llc as f64,
+            metrics.migrations.cross_numa as f64,
+            metrics.completed.iter().sum::<u64>() as f64,
+        ]
+    }
+
+    /// The machine's layout (one-off): shape and, per CPU, its core, LLC, node, socket.
+    pub fn topology_json(&self) -> String {
+        let topology = &self.sim.topology;
+        let cpus: Vec<_> = topology
+            .cpus
+            .iter()
+            .map(|info| {
+                json!({
+                    "core": info.core.0, "llc": info.llc.0, "node": info.node.0,
+                    "socket": info.socket.0, "thread": info.thread
+                })
+            })
+            .collect();
+        json!({
+            "name": topology.shape.name,
+            "sockets": topology.shape.sockets,
+            "llcs": topology.llc_cpus.len(),
+            "cores": topology.core_cpus.len(),
+            "nodes": topology.node_cpus.len(),
+            "threads_per_core": topology.shape.threads_per_core,
+            "cpus": cpus,
+        })
+        .to_string()
+    }
+
+    /// The task list (one-off): pid, comm and workload group.
+    pub fn tasks_json(&self) -> String {
+        let tasks: Vec<_> = self
+            .sim
+            .tasks
+            .iter()
+            .map(|task| json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group }))
+            .collect();
+        let workloads: Vec<_> = self
+            .sim
+            .workloads
+            .iter()
+            .map(|workload| json!({ "label": workload.label, "unit": workload.unit }))
+            .collect();
+        json!({ "tasks": tasks, "workloads": workloads }).to_string()
+    }
+
+    /// The run summary, as the CLI's `--json` prints it.
+    pub fn summary_json(&self) -> String {
+        serde_json::to_string(&self.sim.summary(&self.name)).expect("a summary serialises")
+    }
+
+    pub fn trace_hash(&self) -> String {
+        self.sim.trace.hash_hex()
+    }
+
+    /// Records stored so far (the UI reads them from a cursor).
+    pub fn trace_len(&self) -> u32 {
+        self.sim.trace.len() as u32
+    }
+
+    /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
+    pub fn trace_lines(&self, from: u32, count: u32) -> String {
+        let trace = &self.sim.trace;
+        let start = (from as usize).min(trace.len());
+        let end = (start + count as usize).min(trace.len());
+        let names: &dyn TaskNames = &self.sim;
+        let mut out = String::new();
+        for idx in start..end {
+            let record = trace.get(idx);
+            out.push_str(&format!(
+                "{}|{}|{}|{}|{}\n",
+                record.time.as_ns(),
+                record.cpu,
+                record.kind.ftrace_name(),
+                trace.payload(idx, names),
+                trace.reason_text(idx)
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,101 @@
+//! Scenario builders shared by the integration tests.
+#![allow(dead_code)]
+
+use sched_core::behaviour::{Dist, Op};
+use sched_core::cfs::KnobsSpec;
+use sched_core::cost::CostsSpec;
+use sched_core::scenario::PolicySpec;
+use sched_core::topology::TopologySpec;
+use sched_core::workload::{SchbenchSpec, TaskTemplate, TasksSpec, WorkloadSpec};
+use sched_core::Scenario;
+
+pub fn preset(name: &str) -> TopologySpec {
+    TopologySpec {
+        preset: Some(name.into()),
+        ..Default::default()
+    }
+}
+
+pub fn scenario(
+    topology: TopologySpec,
+    workloads: Vec<WorkloadSpec>,
+    duration_ms: u64,
+    seed: u64,
+) -> Scenario {
+    Scenario {
+        schema: None,
+        title: "test".into(),
+        description: String::new(),
+        seed,
+        duration_ms,
+        topology,
+        workloads,
+        policy: PolicySpec::default(),
+        knobs: KnobsSpec::default(),
+        costs: CostsSpec::default(),
+    }
+}
+
+pub fn schbench(
+    message_threads: u32,
+    worker_threads: u32,
+    cputime_us: u64,
+    sleeptime_us: u64,
+) -> WorkloadSpec {
+    WorkloadSpec::Schbench(SchbenchSpec {
+        message_threads,
+        worker_threads,
+        cputime_us,
+        sleeptime_us,
+        cpus: None,
+        nice: 0,
+    })
+}
+
+/// `count` tasks that loop forever: run `run_us`, sleep `sleep_us`.
+pub fn run_sleep(comm: &str, count: u32, run_us: f64, sleep_us: f64) -> WorkloadSpec {
+    WorkloadSpec::Tasks(TasksSpec {
+        unit: "loops".into(),
+        tasks: vec![TaskTemplate {
+            comm: comm.into(),
+            count,
+            nice: 0,
+            cpus: None,
+            start_us: 0,
+            record_latency: true,
+            program: vec![Op::Loop {
+                count: None,
+                body: vec![
+                    Op::Run {
+                        duration: Dist::Exponential { mean_us: run_us },
+                    },
+                    Op::Sleep {
+                        duration: Dist::Exponential { mean_us: sleep_us },
+                    },
+                    Op::Complete,
+                ],
+            }],
+        }],
+    })
+}
+
+/// `count` CPU-bound tasks that never sleep.
+pub fn hogs(comm: &str, count: u32, nice: i32) -> WorkloadSpec {
+    WorkloadSpec::Tasks(TasksSpec {
+        unit: "loops".into(),
+        tasks: vec![TaskTemplate {
+            comm: comm.into(),
+            count,
+            nice,
+            cpus: None,
+            start_us: 0,
+            record_latency: false,
+            program: vec![Op::Loop {
+                count: None,
+                body: vec![Op::Run {
+                    duration: Dist::fixed_us(10_000.0),
+                }],
+            }],
+        }],
+    })
+}

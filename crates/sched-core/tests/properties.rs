@@ -1,0 +1,56 @@
+//! Invariants that must hold for any workload: no task is lost or duplicated, the
+//! runqueues' counts match their contents, and time never goes backwards.
+
+mod common;
+
+use common::{hogs, preset, run_sleep, scenario, schbench};
+use proptest::prelude::*;
+use sched_core::Simulator;
+
+const PRESETS: &[&str] = &[
+    "teaching-small",
+    "teaching-numa",
+    "xeon-2s10c",
+    "ryzen-7950x",
+    "power9-smt4",
+];
+
+fn workload_strategy() -> impl Strategy<Value = sched_core::workload::WorkloadSpec> {
+    prop_oneof![
+        (1u32..4, 1u32..12, 0u64..3000, 1u64..4000).prop_map(|(m, t, c, s)| schbench(m, t, c, s)),
+        (1u32..40, 1.0f64..2000.0, 1.0f64..2000.0)
+            .prop_map(|(n, run, sleep)| run_sleep("w", n, run, sleep)),
+        (1u32..20, -5i32..5).prop_map(|(n, nice)| hogs("hog", n, nice)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_step_keeps_the_books_straight(
+        preset_idx in 0usize..PRESETS.len(),
+        workloads in prop::collection::vec(workload_strategy(), 1..3),
+        seed in any::<u64>(),
+        newidle in any::<bool>(),
+    ) {
+        let mut scenario = scenario(preset(PRESETS[preset_idx]), workloads, 40, seed);
+        scenario.policy.newidle_balance.enabled = newidle;
+        let mut sim = Simulator::new(&scenario).unwrap();
+        let mut last_time = sim.now();
+        let mut steps = 0u64;
+        while sim.step() == sched_core::StepOutcome::Handled {
+            prop_assert!(sim.now() >= last_time, "time went backwards");
+            last_time = sim.now();
+            steps += 1;
+            if steps % 7 == 0 {
+                if let Err(problem) = sim.check_invariants() {
+                    prop_assert!(false, "after {} steps: {}", steps, problem);
+                }
+            }
+        }
+        prop_assert!(sim.check_invariants().is_ok());
+        let times = &sim.trace.time;
+        prop_assert!(times.windows(2).all(|pair| pair[0] <= pair[1]), "trace out of order");
+    }
+}

@@ -1,0 +1,166 @@
+//! The committed schema and scenarios, and the messages bad input gets.
+
+use sched_scenario::{
+    apply_override, parse_json, parse_scenario, scenario_from_value, schema_text, schema_value,
+};
+use std::path::PathBuf;
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn messages(text: &str) -> Vec<String> {
+    match parse_scenario(text) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors.iter().map(ToString::to_string).collect(),
+    }
+}
+
+const GOOD: &str = r#"{
+  "title": "t",
+  "duration_ms": 10,
+  "topology": { "preset": "teaching-small" },
+  "workloads": [ { "kind": "schbench", "message_threads": 1, "worker_threads": 2, "cputime_us": 100, "sleeptime_us": 100 } ]
+}"#;
+
+/// The committed schema must be what the Rust types generate. Regenerate with
+/// `UPDATE_EXPECT=1 cargo test -p sched-scenario` (or `schedlab schema`).
+#[test]
+fn committed_schema_is_up_to_date() {
+    let path = repo_root().join("scenarios/scenario.schema.json");
+    let generated = schema_text();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == generated,
+        "scenarios/scenario.schema.json is stale: rerun with UPDATE_EXPECT=1"
+    );
+}
+
+#[test]
+fn every_shipped_scenario_is_valid() {
+    let mut count = 0;
+    for entry in std::fs::read_dir(repo_root().join("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.to_string_lossy().to_string();
+        if !name.ends_with(".json") || name.ends_with(".schema.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        if let Err(errors) = parse_scenario(&text) {
+            panic!("{name}: {errors:?}");
+        }
+        count += 1;
+    }
+    assert!(count >= 2, "expected the shipped scenarios, found {count}");
+}
+
+#[test]
+fn zero_llcs_names_the_field() {
+    let text = GOOD.replace(
+        r#""preset": "teaching-small""#,
+        r#""preset": "teaching-small", "llcs_per_socket": 0"#,
+    );
+    assert_eq!(
+        messages(&text),
+        vec!["topology.llcs_per_socket: must be at least 1, got 0"]
+    );
+}
+
+#[test]
+fn unknown_fields_and_kinds_are_named() {
+    let text = GOOD.replace(r#""worker_threads": 2"#, r#""workers": 2"#);
+    let found = messages(&text);
+    assert!(
+        found.contains(&"workloads.0.workers: is not a known field".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"workloads.0.worker_threads: is required".to_string()),
+        "{found:?}"
+    );
+
+    let text = GOOD.replace(r#""kind": "schbench""#, r#""kind": "schbench2""#);
+    let found = messages(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("workloads.0.kind: must be one of \"schbench\", \"tasks\""),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn wrong_types_and_syntax_errors_say_where() {
+    let text = GOOD.replace(r#""duration_ms": 10"#, r#""duration_ms": "ten""#);
+    assert_eq!(
+        messages(&text),
+        vec!["duration_ms: must be an integer, got a string"]
+    );
+    let found = messages("{\n  \"title\": \"t\",\n  oops\n}");
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0].starts_with("not valid JSON at line 3, column 3"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn semantic_errors_name_the_field() {
+    let text = GOOD.replace(
+        r#""cputime_us": 100"#,
+        r#""cputime_us": 100, "cpus": "0-3,99""#,
+    );
+    assert_eq!(
+        messages(&text),
+        vec!["workloads.0.cpus: CPU 99 does not exist: the machine has CPUs 0-7"]
+    );
+    let text = GOOD.replace("teaching-small", "teaching-huge");
+    let found = messages(&text);
+    assert!(
+        found[0].starts_with(
+            "topology.preset: unknown preset `teaching-huge`; presets are: teaching-small"
+        ),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn set_overrides_fields_by_path() {
+    let schema = schema_value();
+    let mut value = parse_json(GOOD).unwrap();
+    apply_override(&mut value, &schema, "policy.newidle_balance.enabled=false").unwrap();
+    apply_override(&mut value, &schema, "knobs.sched_migration_cost_ns=0").unwrap();
+    apply_override(&mut value, &schema, "workloads.0.worker_threads=7").unwrap();
+    let scenario = scenario_from_value(&value).unwrap();
+    assert!(!scenario.policy.newidle_balance.enabled);
+    assert_eq!(scenario.knobs.sched_migration_cost_ns, Some(0));
+    match &scenario.workloads[0] {
+        sched_core::workload::WorkloadSpec::Schbench(spec) => assert_eq!(spec.worker_threads, 7),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn set_with_an_unknown_path_lists_the_valid_neighbours() {
+    let schema = schema_value();
+    let mut value = parse_json(GOOD).unwrap();
+    let error = apply_override(&mut value, &schema, "policy.shared_rq.mode=all").unwrap_err();
+    assert_eq!(
+        error,
+        "unknown field `shared_rq` in `policy`; valid fields are: newidle_balance"
+    );
+    let error = apply_override(&mut value, &schema, "knobs.latency=5").unwrap_err();
+    assert!(
+        error.contains("valid fields are: hz, preset, sched_latency_ns"),
+        "{error}"
+    );
+    let error = apply_override(&mut value, &schema, "workloads.3.kind=x").unwrap_err();
+    assert_eq!(error, "`workloads` has 1 entries: index 3 is out of range");
+    let error = apply_override(&mut value, &schema, "workloads.0.cputime=1").unwrap_err();
+    assert!(
+        error.contains("valid fields are: cpus, cputime_us, kind, message_threads"),
+        "{error}"
+    );
+}

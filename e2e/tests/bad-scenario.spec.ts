@@ -1,0 +1,30 @@
+import { expect, test } from '@playwright/test';
+import { openApp, waitIdle } from './helpers';
+
+test('a bad scenario is explained and the typed text is kept', async ({ page }) => {
+  await openApp(page);
+  const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
+  const original = await editor.inputValue();
+  const broken = original.replace('"preset": "teaching-small"', '"preset": "teaching-small", "llcs_per_socket": 0');
+  expect(broken).not.toBe(original);
+  await editor.fill(broken);
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await waitIdle(page);
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
+  await expect(editor).toHaveValue(broken);
+
+  // Not JSON at all: the message says where.
+  await editor.fill('{ "title": "t", oops }');
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await waitIdle(page);
+  await expect(alert).toContainText('not valid JSON');
+  await expect(editor).toHaveValue('{ "title": "t", oops }');
+
+  // A fixed scenario loads.
+  await editor.fill(original.replace('"seed": 42', '"seed": 43'));
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await waitIdle(page);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('custom');
+});

@@ -1,0 +1,40 @@
+/** User intents with names and key bindings, shared by buttons and the keyboard. */
+import type { Controller } from '../store/controller';
+import type { AppStore } from '../store/app';
+import { SPEEDS } from '../store/app';
+
+export interface Action {
+  readonly id: string;
+  readonly name: string;
+  readonly keys: readonly string[];
+  perform(): void;
+}
+
+export function createActions(controller: Controller, store: AppStore): readonly Action[] {
+  return [
+    { id: 'play-pause', name: 'Play or pause', keys: [' ', 'k'], perform: () => controller.togglePlay() },
+    { id: 'step', name: 'Step one event', keys: ['.', 'ArrowRight'], perform: () => void controller.step() },
+    {
+      id: 'faster',
+      name: 'Faster',
+      keys: ['+', '='],
+      perform: () => controller.setSpeed(Math.min(SPEEDS.length - 1, store.get().speedIndex + 1)),
+    },
+    {
+      id: 'slower',
+      name: 'Slower',
+      keys: ['-', '_'],
+      perform: () => controller.setSpeed(Math.max(0, store.get().speedIndex - 1)),
+    },
+  ];
+}
+
+/** The action bound to a key, unless the user is typing in a field. */
+export function actionForKey(actions: readonly Action[], event: KeyboardEvent): Action | undefined {
+  const target = event.target as HTMLElement | null;
+  if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) {
+    return undefined;
+  }
+  if (event.ctrlKey || event.metaKey || event.altKey) return undefined;
+  return actions.find((action) => action.keys.includes(event.key));
+}

@@ -1,0 +1,25 @@
+import type { SimTimeNs } from './types';
+
+/** `1.234567` seconds, like ftrace's timestamp column. */
+export function formatTraceTime(ns: SimTimeNs): string {
+  const micros = Math.floor(ns / 1000);
+  const seconds = Math.floor(micros / 1_000_000);
+  return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
+}
+
+/** A short human duration: `850 ns`, `12.0 us`, `3.40 ms`, `1.250 s`. */
+export function formatDuration(ns: number): string {
+  if (ns < 1_000) return `${Math.round(ns)} ns`;
+  if (ns < 1_000_000) return `${(ns / 1_000).toFixed(1)} us`;
+  if (ns < 1_000_000_000) return `${(ns / 1_000_000).toFixed(2)} ms`;
+  return `${(ns / 1_000_000_000).toFixed(3)} s`;
+}
+
+/** Microseconds as schbench prints them: whole numbers. */
+export function formatUs(us: number): string {
+  return Math.round(us).toLocaleString('en-US');
+}
+
+export function formatCount(count: number): string {
+  return Math.round(count).toLocaleString('en-US');
+}

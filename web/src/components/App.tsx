@@ -1,0 +1,50 @@
+import { useEffect } from 'react';
+import type { AppStore } from '../store/app';
+import type { Controller } from '../store/controller';
+import { actionForKey, type Action } from '../actions/actions';
+import { Toolbar } from './Toolbar';
+import { TopologyView } from './TopologyView';
+import { LatencyTable } from './LatencyTable';
+import { Counters } from './Counters';
+import { EventLog } from './EventLog';
+import { ScenarioEditor } from './ScenarioEditor';
+import { useAppState } from './useStore';
+
+export function App({ store, controller, actions }: { store: AppStore; controller: Controller; actions: readonly Action[] }) {
+  const status = useAppState(store, (s) => s.status);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const action = actionForKey(actions, event);
+      if (action) {
+        event.preventDefault();
+        action.perform();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [actions]);
+
+  return (
+    <div className="app">
+      <header>
+        <h1>
+          sched<span>lab</span>
+        </h1>
+        <p className="tagline">Watch the Linux CFS scheduler place work on CPUs.</p>
+      </header>
+      <Toolbar store={store} controller={controller} />
+      {status === 'starting' && <p className="muted">Starting the simulator…</p>}
+      <main>
+        <div className="left">
+          <TopologyView store={store} />
+          <EventLog store={store} />
+        </div>
+        <aside className="right">
+          <LatencyTable store={store} />
+          <Counters store={store} />
+          <ScenarioEditor store={store} controller={controller} />
+        </aside>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import type { AppStore } from '../store/app';
+import { useAppState } from './useStore';
+import { formatUs, formatCount } from '../base/format';
+
+const ROWS = ['50.0th', '75.0th', '90.0th', '95.0th', '*99.0th', '99.5th', '99.9th'] as const;
+
+/** Wakeup latency percentiles, laid out as schbench prints them. */
+export function LatencyTable({ store }: { store: AppStore }) {
+  const latency = useAppState(store, (s) => s.frame?.latency);
+  const samples = latency?.[9] ?? 0;
+  return (
+    <section className="panel" aria-labelledby="latency-title">
+      <h2 id="latency-title">Wakeup latency (usec)</h2>
+      <table className="latency" aria-label="Wakeup latency percentiles">
+        <tbody>
+          {ROWS.map((label, index) => (
+            <tr key={label} className={label.startsWith('*') ? 'headline' : undefined}>
+              <th scope="row">{label}</th>
+              <td data-testid={`latency-${label.replace('*', '')}`}>{samples > 0 ? formatUs(latency?.[index] ?? 0) : '—'}</td>
+            </tr>
+          ))}
+          <tr>
+            <th scope="row">min / max</th>
+            <td>{samples > 0 ? `${formatUs(latency?.[7] ?? 0)} / ${formatUs(latency?.[8] ?? 0)}` : '—'}</td>
+          </tr>
+          <tr>
+            <th scope="row">samples</th>
+            <td data-testid="latency-samples">{formatCount(samples)}</td>
+          </tr>
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import type { AppStore } from '../store/app';
+import { SPEEDS } from '../store/app';
+import type { Controller } from '../store/controller';
+import { bundledScenarios } from '../engine/scenarios';
+import { useAppState } from './useStore';
+import { formatCount, formatTraceTime } from '../base/format';
+
+export function Toolbar({ store, controller }: { store: AppStore; controller: Controller }) {
+  const scenarioId = useAppState(store, (s) => s.scenarioId);
+  const playing = useAppState(store, (s) => s.playing);
+  const speedIndex = useAppState(store, (s) => s.speedIndex);
+  const status = useAppState(store, (s) => s.status);
+  const frame = useAppState(store, (s) => s.frame);
+  const loaded = useAppState(store, (s) => s.loaded);
+  const canRun = status === 'ready' && !frame?.finished;
+
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Simulation controls">
+      <label className="field">
+        <span>Scenario</span>
+        <select
+          aria-label="Scenario"
+          value={scenarioId}
+          onChange={(event) => {
+            const chosen = bundledScenarios.find((scenario) => scenario.id === event.target.value);
+            if (chosen) void controller.load(chosen.id, chosen.text);
+          }}
+        >
+          {scenarioId === 'custom' && <option value="custom">Edited scenario</option>}
+          {bundledScenarios.map((scenario) => (
+            <option key={scenario.id} value={scenario.id}>
+              {scenario.id}: {scenario.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="buttons">
+        {playing ? (
+          <button type="button" onClick={() => controller.pause()} title="Pause (space)">
+            Pause
+          </button>
+        ) : (
+          <button type="button" onClick={() => controller.play()} disabled={!canRun} title="Play (space)">
+            Play
+          </button>
+        )}
+        <button type="button" onClick={() => void controller.step()} disabled={!canRun} title="Step one event (.)">
+          Step
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            const chosen = bundledScenarios.find((scenario) => scenario.id === scenarioId);
+            void controller.load(scenarioId, chosen ? chosen.text : store.get().scenarioText);
+          }}
+          disabled={status === 'loading' || status === 'starting'}
+          title="Start the scenario again from time 0"
+        >
+          Restart
+        </button>
+        <label className="field">
+          <span>Speed</span>
+          <select aria-label="Speed" value={speedIndex} onChange={(event) => controller.setSpeed(Number(event.target.value))}>
+            {SPEEDS.map((speed, index) => (
+              <option key={speed.label} value={index}>
+                {speed.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div className="clock" aria-live="off">
+        <span data-testid="sim-time">
+          t = {frame ? formatTraceTime(frame.nowNs) : '0.000000'} s
+          {loaded ? ` / ${formatTraceTime(loaded.endNs)} s` : ''}
+        </span>
+        <span data-testid="event-count">event {frame ? formatCount(frame.events) : 0}</span>
+        {frame?.finished && <span className="done">finished</span>}
+      </div>
+    </div>
+  );
+}

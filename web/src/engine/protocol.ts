@@ -1,0 +1,96 @@
+/** Messages between the UI and the engine worker. Bulk state is typed arrays. */
+import type { SimTimeNs } from '../base/types';
+
+export interface ScenarioProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface MachineCpu {
+  readonly core: number;
+  readonly llc: number;
+  readonly node: number;
+  readonly socket: number;
+  readonly thread: number;
+}
+
+export interface Machine {
+  readonly name: string;
+  readonly sockets: number;
+  readonly llcs: number;
+  readonly cores: number;
+  readonly nodes: number;
+  readonly threads_per_core: number;
+  readonly cpus: readonly MachineCpu[];
+}
+
+export interface TaskInfo {
+  readonly pid: number;
+  readonly comm: string;
+  readonly group: number;
+}
+
+export interface WorkloadInfo {
+  readonly label: string;
+  readonly unit: string;
+}
+
+export interface LoadedScenario {
+  readonly machine: Machine;
+  readonly tasks: readonly TaskInfo[];
+  readonly workloads: readonly WorkloadInfo[];
+  readonly endNs: SimTimeNs;
+}
+
+export type LoadResult =
+  | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame }
+  | { readonly ok: false; readonly problems: readonly ScenarioProblem[] };
+
+/** One trace record, split from the bridge's `time|cpu|event|payload|reason` line. */
+export interface TraceLine {
+  readonly index: number;
+  readonly timeNs: SimTimeNs;
+  readonly cpu: number;
+  readonly event: string;
+  readonly payload: string;
+  readonly reason: string;
+}
+
+/** Everything the UI draws for one frame. */
+export interface Frame {
+  readonly nowNs: SimTimeNs;
+  readonly events: number;
+  readonly finished: boolean;
+  /** Per CPU: running pid, 0 when idle. */
+  readonly running: Uint32Array;
+  /** Per CPU: runnable tasks including the running one. */
+  readonly nrRunning: Uint32Array;
+  /** Per CPU: busy nanoseconds so far. */
+  readonly busyNs: Float64Array;
+  /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples. */
+  readonly latency: Float64Array;
+  /** switches, wakeups, migrations smt/llc/cross-llc/cross-numa, completed. */
+  readonly counters: Float64Array;
+  /** Trace records added since the previous frame (the newest ones, capped). */
+  readonly newTrace: readonly TraceLine[];
+  readonly traceTotal: number;
+}
+
+export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {
+  const lines: TraceLine[] = [];
+  let index = firstIndex;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const [time = '0', cpu = '0', event = '', payload = '', ...reason] = line.split('|');
+    lines.push({
+      index,
+      timeNs: Number(time) as SimTimeNs,
+      cpu: Number(cpu),
+      event,
+      payload,
+      reason: reason.join('|'),
+    });
+    index += 1;
+  }
+  return lines;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { formatProblem, parseScenarioText, schemaProblems } from './validate';
+import { bundledScenarios } from './scenarios';
+import { readFileSync, readdirSync } from 'node:fs';
+
+const GOOD = {
+  title: 't',
+  duration_ms: 10,
+  topology: { preset: 'teaching-small' },
+  workloads: [{ kind: 'schbench', message_threads: 1, worker_threads: 2, cputime_us: 100, sleeptime_us: 100 }],
+};
+
+function problemsOf(value: unknown): string[] {
+  return schemaProblems(value).map(formatProblem);
+}
+
+describe('scenario schema validation in the browser', () => {
+  it('accepts every shipped scenario', () => {
+    const files = readdirSync('../scenarios').filter((name) => name.endsWith('.json') && !name.endsWith('.schema.json'));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const name of files) {
+      const value = JSON.parse(readFileSync(`../scenarios/${name}`, 'utf8')) as unknown;
+      expect(problemsOf(value), name).toEqual([]);
+    }
+  });
+
+  it('bundles the shipped scenarios with the default first', () => {
+    expect(bundledScenarios[0]?.id).toBe('teaching-small');
+    expect(bundledScenarios.map((scenario) => scenario.id)).toContain('sis-schbench-t19');
+  });
+
+  it('names the field and the limit, as the CLI does', () => {
+    const value = { ...GOOD, topology: { preset: 'teaching-small', llcs_per_socket: 0 } };
+    expect(problemsOf(value)).toEqual(['topology.llcs_per_socket: must be at least 1, got 0']);
+  });
+
+  it('narrows tagged alternatives to the one whose kind matched', () => {
+    const value = { ...GOOD, workloads: [{ ...GOOD.workloads[0], worker_threads: undefined, workers: 2 }] };
+    const found = problemsOf(JSON.parse(JSON.stringify(value)));
+    expect(found).toContain('workloads.0.workers: is not a known field');
+    expect(found).toContain('workloads.0.worker_threads: is required');
+    expect(found.every((line) => !line.includes('oneOf'))).toBe(true);
+  });
+
+  it('lists the valid kinds for an unknown kind', () => {
+    const value = { ...GOOD, workloads: [{ ...GOOD.workloads[0], kind: 'schbench2' }] };
+    expect(problemsOf(value)).toEqual(['workloads.0.kind: must be one of "schbench", "tasks", got "schbench2"']);
+  });
+
+  it('reports wrong types', () => {
+    expect(problemsOf({ ...GOOD, duration_ms: 'ten' })).toEqual(['duration_ms: must be an integer, got a string']);
+  });
+
+  it('says where a JSON syntax error is', () => {
+    const result = parseScenarioText('{\n  "title": "t",\n  oops\n}');
+    expect('problems' in result).toBe(true);
+    if ('problems' in result) {
+      expect(result.problems[0]?.message).toMatch(/^not valid JSON: .*line 3/);
+    }
+  });
+});

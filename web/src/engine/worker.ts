@@ -1,0 +1,114 @@
+/// <reference lib="webworker" />
+/**
+ * The engine worker: owns the wasm simulator so the page never blocks. Exposed
+ * with Comlink; every frame's arrays are transferred, not copied through JSON.
+ */
+import * as Comlink from 'comlink';
+import init, { SimHandle } from '../../wasm-pkg/sched_wasm.js';
+import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
+import type { Frame, LoadResult, LoadedScenario, Machine, ScenarioProblem, TaskInfo, WorkloadInfo } from './protocol';
+import { parseTraceLines } from './protocol';
+import { parseScenarioText, schemaProblems } from './validate';
+import type { SimTimeNs } from '../base/types';
+
+const MAX_TRACE_PER_FRAME = 200;
+
+let ready: Promise<unknown> | undefined;
+let handle: SimHandle | undefined;
+let traceCursor = 0;
+
+function ensureWasm(): Promise<unknown> {
+  ready ??= init({ module_or_path: wasmUrl });
+  return ready;
+}
+
+function frameOf(sim: SimHandle): Frame {
+  const running = sim.frame_running();
+  const traceTotal = sim.trace_len();
+  const from = Math.max(traceCursor, traceTotal - MAX_TRACE_PER_FRAME);
+  const newTrace = parseTraceLines(sim.trace_lines(from, traceTotal - from), from);
+  traceCursor = traceTotal;
+  return {
+    nowNs: sim.now_ns() as SimTimeNs,
+    events: sim.events(),
+    finished: sim.finished(),
+    running,
+    nrRunning: sim.frame_nr_running(),
+    busyNs: sim.frame_busy_ns(),
+    latency: sim.latency(),
+    counters: sim.counters(),
+    newTrace,
+    traceTotal,
+  };
+}
+
+function transferFrame(frame: Frame): Frame {
+  return Comlink.transfer(frame, [
+    frame.running.buffer,
+    frame.nrRunning.buffer,
+    frame.busyNs.buffer,
+    frame.latency.buffer,
+    frame.counters.buffer,
+  ] as Transferable[]);
+}
+
+function current(): SimHandle {
+  if (!handle) throw new Error('no scenario is loaded');
+  return handle;
+}
+
+const engine = {
+  async load(text: string, name: string): Promise<LoadResult> {
+    const parsed = parseScenarioText(text);
+    if ('problems' in parsed) return { ok: false, problems: parsed.problems };
+    const problems = schemaProblems(parsed.value);
+    if (problems.length > 0) return { ok: false, problems };
+    await ensureWasm();
+    let next: SimHandle;
+    try {
+      next = new SimHandle(text, name);
+    } catch (error) {
+      const message = typeof error === 'string' ? error : String(error);
+      let list: ScenarioProblem[];
+      try {
+        list = JSON.parse(message) as ScenarioProblem[];
+      } catch {
+        list = [{ path: '', message }];
+      }
+      return { ok: false, problems: list };
+    }
+    handle?.free();
+    handle = next;
+    traceCursor = 0;
+    const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
+    const loaded: LoadedScenario = {
+      machine: JSON.parse(next.topology_json()) as Machine,
+      tasks: taskList.tasks,
+      workloads: taskList.workloads,
+      endNs: next.end_ns() as SimTimeNs,
+    };
+    return Comlink.transfer({ ok: true, loaded, frame: frameOf(next) }, []);
+  },
+
+  /** Advances simulated time by `deltaNs`, handling at most `maxEvents` events. */
+  advance(deltaNs: number, maxEvents: number): Frame {
+    const sim = current();
+    sim.run_until_bounded(sim.now_ns() + deltaNs, maxEvents);
+    return transferFrame(frameOf(sim));
+  },
+
+  /** Handles exactly one event. */
+  step(): Frame {
+    const sim = current();
+    sim.step();
+    return transferFrame(frameOf(sim));
+  },
+
+  summaryJson(): string {
+    return current().summary_json();
+  },
+};
+
+export type Engine = typeof engine;
+
+Comlink.expose(engine);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { computeLayout, type Box } from './layout';
+import type { Machine, MachineCpu } from '../engine/protocol';
+
+/** A machine in split numbering, as the presets build them. */
+function machine(sockets: number, llcsPerSocket: number, coresPerLlc: number, threads: number): Machine {
+  const nCores = sockets * llcsPerSocket * coresPerLlc;
+  const cpus: MachineCpu[] = new Array(nCores * threads);
+  for (let core = 0; core < nCores; core++) {
+    const llc = Math.floor(core / coresPerLlc);
+    const socket = Math.floor(llc / llcsPerSocket);
+    for (let thread = 0; thread < threads; thread++) {
+      cpus[thread * nCores + core] = { core, llc, node: socket, socket, thread };
+    }
+  }
+  return { name: 'm', sockets, llcs: sockets * llcsPerSocket, cores: nCores, nodes: sockets, threads_per_core: threads, cpus };
+}
+
+const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+const inside = (inner: Box, outer: Box) =>
+  inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
+
+describe('machine layout', () => {
+  for (const [label, m, width] of [
+    ['teaching machine', machine(1, 2, 2, 2), 800],
+    ['2 sockets x 10 cores x HT', machine(2, 1, 10, 2), 900],
+    ['POWER9 SMT4', machine(1, 11, 2, 4), 1000],
+    ['2 x 128-core Zen4', machine(2, 16, 8, 2), 1100],
+  ] as const) {
+    it(`places every CPU of the ${label} once, inside its LLC and core, without overlap`, () => {
+      const layout = computeLayout(m, width);
+      expect(layout.cpus.map((cell) => cell.cpu)).toEqual(m.cpus.map((_, cpu) => cpu));
+      for (const cell of layout.cpus) {
+        const info = m.cpus[cell.cpu];
+        const llc = layout.llcs.find((box) => box.id === info?.llc);
+        const core = layout.cores.find((box) => box.id === info?.core);
+        expect(llc && inside(cell, llc)).toBe(true);
+        expect(core && inside(cell, core)).toBe(true);
+      }
+      const sorted = [...layout.cpus].sort((a, b) => a.y - b.y || a.x - b.x);
+      for (let i = 1; i < sorted.length; i++) {
+        const previous = sorted[i - 1];
+        const current = sorted[i];
+        if (previous && current) expect(overlaps(previous, current)).toBe(false);
+      }
+      for (let i = 0; i < layout.llcs.length; i++) {
+        for (let j = i + 1; j < layout.llcs.length; j++) {
+          expect(overlaps(layout.llcs[i] as Box, layout.llcs[j] as Box)).toBe(false);
+        }
+      }
+    });
+  }
+
+  it('keeps SMT siblings side by side in one core box', () => {
+    const m = machine(2, 1, 10, 2);
+    const layout = computeLayout(m, 900);
+    const zero = layout.cpus[0];
+    const sibling = layout.cpus[20];
+    expect(zero?.y).toBe(sibling?.y);
+    expect((sibling?.x ?? 0) - (zero?.x ?? 0)).toBe((zero?.width ?? 0) + 2);
+  });
+});

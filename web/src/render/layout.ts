@@ -1,0 +1,113 @@
+/**
+ * Where each CPU goes on screen: sockets stacked, LLC boxes in a grid inside each
+ * socket, cores inside an LLC, and a core's SMT threads side by side. Pure: unit
+ * tested without a DOM.
+ */
+import type { Machine } from '../engine/protocol';
+
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface CpuCell extends Box {
+  readonly cpu: number;
+}
+
+export interface LabelledBox extends Box {
+  readonly id: number;
+  readonly label: string;
+}
+
+export interface MachineLayout {
+  readonly width: number;
+  readonly height: number;
+  readonly cell: number;
+  readonly sockets: readonly LabelledBox[];
+  readonly llcs: readonly LabelledBox[];
+  readonly cores: readonly LabelledBox[];
+  readonly cpus: readonly CpuCell[];
+}
+
+const GAP = 4;
+const PAD = 6;
+const HEADER = 18;
+const DEPTH_STRIP = 8;
+
+export function cellSizeFor(nCpus: number): number {
+  if (nCpus <= 16) return 64;
+  if (nCpus <= 48) return 34;
+  if (nCpus <= 128) return 24;
+  if (nCpus <= 256) return 16;
+  return 12;
+}
+
+export function computeLayout(machine: Machine, width: number): MachineLayout {
+  const cell = cellSizeFor(machine.cpus.length);
+  const threads = Math.max(1, machine.threads_per_core);
+  // Group CPUs: socket → llc → core → threads, in hardware order.
+  const llcsBySocket = new Map<number, number[]>();
+  const coresByLlc = new Map<number, number[]>();
+  const cpusByCore = new Map<number, number[]>();
+  machine.cpus.forEach((info, cpu) => {
+    const llcs = llcsBySocket.get(info.socket) ?? [];
+    if (!llcs.includes(info.llc)) llcs.push(info.llc);
+    llcsBySocket.set(info.socket, llcs);
+    const cores = coresByLlc.get(info.llc) ?? [];
+    if (!cores.includes(info.core)) cores.push(info.core);
+    coresByLlc.set(info.llc, cores);
+    const cpus = cpusByCore.get(info.core) ?? [];
+    cpus.push(cpu);
+    cpusByCore.set(info.core, cpus);
+  });
+  for (const list of [...llcsBySocket.values(), ...coresByLlc.values()]) list.sort((a, b) => a - b);
+  for (const list of cpusByCore.values()) list.sort((a, b) => (machine.cpus[a]?.thread ?? 0) - (machine.cpus[b]?.thread ?? 0));
+
+  const coreWidth = threads * cell + (threads - 1) * 2 + 2 * 3;
+  const coreHeight = cell + DEPTH_STRIP + 2 * 3;
+  const maxCoresPerLlc = Math.max(1, ...[...coresByLlc.values()].map((cores) => cores.length));
+  const innerWidth = Math.max(200, width - 2 * PAD);
+  const coreCols = Math.max(
+    1,
+    Math.min(maxCoresPerLlc, Math.floor((innerWidth - 2 * PAD - 2 * PAD) / (coreWidth + GAP)), cell >= 34 ? 4 : 8),
+  );
+  const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
+  const llcWidth = 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP;
+  const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP;
+  const llcCols = Math.max(1, Math.floor((innerWidth - 2 * PAD + GAP) / (llcWidth + GAP)));
+
+  const sockets: LabelledBox[] = [];
+  const llcs: LabelledBox[] = [];
+  const cores: LabelledBox[] = [];
+  const cpus: CpuCell[] = [];
+  let y = PAD;
+  const socketIds = [...llcsBySocket.keys()].sort((a, b) => a - b);
+  let widest = 0;
+  for (const socket of socketIds) {
+    const socketLlcs = llcsBySocket.get(socket) ?? [];
+    const cols = Math.min(llcCols, socketLlcs.length);
+    const rows = Math.ceil(socketLlcs.length / cols);
+    const socketWidth = 2 * PAD + cols * llcWidth + (cols - 1) * GAP;
+    const socketHeight = HEADER + PAD + rows * llcHeight + (rows - 1) * GAP;
+    sockets.push({ id: socket, label: `socket ${socket}`, x: PAD, y, width: socketWidth, height: socketHeight });
+    widest = Math.max(widest, socketWidth);
+    socketLlcs.forEach((llc, llcIndex) => {
+      const llcX = PAD + PAD + (llcIndex % cols) * (llcWidth + GAP);
+      const llcY = y + HEADER + Math.floor(llcIndex / cols) * (llcHeight + GAP);
+      llcs.push({ id: llc, label: `LLC ${llc}`, x: llcX, y: llcY, width: llcWidth, height: llcHeight });
+      (coresByLlc.get(llc) ?? []).forEach((core, coreIndex) => {
+        const coreX = llcX + PAD + (coreIndex % coreCols) * (coreWidth + GAP);
+        const coreY = llcY + HEADER + Math.floor(coreIndex / coreCols) * (coreHeight + GAP);
+        cores.push({ id: core, label: `core ${core}`, x: coreX, y: coreY, width: coreWidth, height: coreHeight });
+        (cpusByCore.get(core) ?? []).forEach((cpu, threadIndex) => {
+          cpus.push({ cpu, x: coreX + 3 + threadIndex * (cell + 2), y: coreY + 3, width: cell, height: cell });
+        });
+      });
+    });
+    y += socketHeight + GAP * 2;
+  }
+  cpus.sort((a, b) => a.cpu - b.cpu);
+  return { width: widest + 2 * PAD, height: y + PAD, cell, sockets, llcs, cores, cpus };
+}

@@ -1,0 +1,118 @@
+/**
+ * Draws the machine into an SVG with D3 data joins: socket, LLC and core boxes,
+ * one cell per CPU filled with its running task's colour, and beneath each cell a
+ * strip showing how many tasks wait in that CPU's runqueue.
+ */
+import { select } from 'd3';
+import type { MachineLayout } from './layout';
+import type { TaskColors } from './colors';
+
+export interface CpuView {
+  readonly running: Uint32Array;
+  readonly nrRunning: Uint32Array;
+}
+
+const DEPTH_UNIT = 4;
+
+export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: TaskColors, view: CpuView): void {
+  const root = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
+
+  root
+    .selectAll<SVGGElement, (typeof layout.sockets)[number]>('g.socket')
+    .data(layout.sockets, (box) => box.id)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', 'socket');
+      group.append('rect').attr('rx', 6);
+      group.append('text').attr('class', 'box-label');
+      return group;
+    })
+    .call((group) => {
+      group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
+      group.select('text').attr('x', (b) => b.x + 8).attr('y', (b) => b.y + 13).text((b) => b.label);
+    });
+
+  root
+    .selectAll<SVGGElement, (typeof layout.llcs)[number]>('g.llc')
+    .data(layout.llcs, (box) => box.id)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', 'llc');
+      group.append('rect').attr('rx', 4);
+      group.append('text').attr('class', 'box-label');
+      return group;
+    })
+    .call((group) => {
+      group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
+      group.select('text').attr('x', (b) => b.x + 6).attr('y', (b) => b.y + 13).text((b) => b.label);
+    });
+
+  root
+    .selectAll<SVGRectElement, (typeof layout.cores)[number]>('rect.core')
+    .data(layout.cores, (box) => box.id)
+    .join('rect')
+    .attr('class', 'core')
+    .attr('rx', 3)
+    .attr('x', (b) => b.x)
+    .attr('y', (b) => b.y)
+    .attr('width', (b) => b.width)
+    .attr('height', (b) => b.height);
+
+  const showText = layout.cell >= 24;
+  root
+    .selectAll<SVGGElement, (typeof layout.cpus)[number]>('g.cpu')
+    .data(layout.cpus, (cell) => cell.cpu)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', 'cpu');
+      group.append('title');
+      group.append('rect').attr('class', 'cpu-cell').attr('rx', 2);
+      group.append('rect').attr('class', 'depth');
+      group.append('text').attr('class', 'cpu-label');
+      group.append('text').attr('class', 'cpu-pid');
+      return group;
+    })
+    .attr('data-cpu', (cell) => cell.cpu)
+    .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
+    .attr('data-nr-running', (cell) => view.nrRunning[cell.cpu] ?? 0)
+    .call((group) => {
+      group
+        .select<SVGRectElement>('rect.cpu-cell')
+        .attr('x', (c) => c.x)
+        .attr('y', (c) => c.y)
+        .attr('width', (c) => c.width)
+        .attr('height', (c) => c.height)
+        .attr('fill', (c) => colors.fill(view.running[c.cpu] ?? 0));
+      group
+        .select<SVGRectElement>('rect.depth')
+        .attr('x', (c) => c.x)
+        .attr('y', (c) => c.y + c.height + 2)
+        .attr('height', 4)
+        .attr('width', (c) => {
+          const waiting = waitingOn(view, c.cpu);
+          return Math.min(c.width, waiting * DEPTH_UNIT);
+        });
+      group
+        .select('text.cpu-label')
+        .attr('x', (c) => c.x + 3)
+        .attr('y', (c) => c.y + 10)
+        .text((c) => (showText ? String(c.cpu) : ''));
+      group
+        .select('text.cpu-pid')
+        .attr('x', (c) => c.x + c.width / 2)
+        .attr('y', (c) => c.y + c.height - 5)
+        .text((c) => {
+          const pid = view.running[c.cpu] ?? 0;
+          return showText && pid !== 0 ? String(pid) : '';
+        });
+      group.select('title').text((c) => {
+        const pid = view.running[c.cpu] ?? 0;
+        const waiting = waitingOn(view, c.cpu);
+        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting`;
+      });
+    });
+}
+
+/** Tasks queued behind the running one. */
+export function waitingOn(view: CpuView, cpu: number): number {
+  const runnable = view.nrRunning[cpu] ?? 0;
+  const running = (view.running[cpu] ?? 0) !== 0 ? 1 : 0;
+  return Math.max(0, runnable - running);
+}

@@ -1,0 +1,65 @@
+/** The application's state: what is loaded, the latest frame, playback settings. */
+import type { Frame, LoadedScenario, ScenarioProblem, TraceLine } from '../engine/protocol';
+import { createStore } from './store';
+
+export type Status = 'starting' | 'loading' | 'ready' | 'error';
+
+/** Playback speeds: simulated time per real time. */
+export const SPEEDS: readonly { readonly label: string; readonly factor: number }[] = [
+  { label: '1/10000×', factor: 0.0001 },
+  { label: '1/1000×', factor: 0.001 },
+  { label: '1/100×', factor: 0.01 },
+  { label: '1/10×', factor: 0.1 },
+  { label: '1×', factor: 1 },
+];
+export const DEFAULT_SPEED_INDEX = 2;
+
+/** How many recent trace records the event log keeps. */
+export const TRACE_KEEP = 200;
+
+export interface AppState {
+  readonly status: Status;
+  /** A bundled scenario id, or `custom` for edited text. */
+  readonly scenarioId: string;
+  /** The editor's text: never discarded, even when it does not load. */
+  readonly scenarioText: string;
+  readonly problems: readonly ScenarioProblem[];
+  readonly loaded: LoadedScenario | undefined;
+  readonly frame: Frame | undefined;
+  readonly trace: readonly TraceLine[];
+  readonly playing: boolean;
+  readonly speedIndex: number;
+  /** A request to the engine is in flight. */
+  readonly busy: boolean;
+}
+
+export const initialState: AppState = {
+  status: 'starting',
+  scenarioId: '',
+  scenarioText: '',
+  problems: [],
+  loaded: undefined,
+  frame: undefined,
+  trace: [],
+  playing: false,
+  speedIndex: DEFAULT_SPEED_INDEX,
+  busy: false,
+};
+
+export function createAppStore() {
+  return createStore<AppState>(initialState);
+}
+
+export type AppStore = ReturnType<typeof createAppStore>;
+
+/** Appends a frame's new trace records, keeping the newest `TRACE_KEEP`. */
+export function appendTrace(trace: readonly TraceLine[], added: readonly TraceLine[]): readonly TraceLine[] {
+  if (added.length === 0) return trace;
+  const merged = trace.concat(added);
+  return merged.length > TRACE_KEEP ? merged.slice(merged.length - TRACE_KEEP) : merged;
+}
+
+/** Whether nothing is happening: the signal end-to-end tests wait on. */
+export function isIdle(state: AppState): boolean {
+  return !state.busy && !state.playing && (state.status === 'ready' || state.status === 'error');
+}

@@ -1,0 +1,116 @@
+/**
+ * User intents turned into engine calls: load, play, pause, step, speed.
+ * Playback runs on animation frames with at most one engine request in flight,
+ * so a slow frame never piles up work.
+ */
+import type { EngineClient } from '../engine/client';
+import type { Frame, ScenarioProblem } from '../engine/protocol';
+import { appendTrace, SPEEDS, type AppStore } from './app';
+
+/** Events one frame may handle before it yields back to the page. */
+const MAX_EVENTS_PER_FRAME = 200_000;
+/** Longest real time one animation frame may account for (after a stall). */
+const MAX_FRAME_MS = 100;
+
+export interface Controller {
+  load(id: string, text: string): Promise<boolean>;
+  play(): void;
+  pause(): void;
+  togglePlay(): void;
+  step(): Promise<void>;
+  setSpeed(index: number): void;
+  editText(text: string): void;
+}
+
+export function createController(store: AppStore, engine: EngineClient): Controller {
+  let lastTick: number | undefined;
+  let rafId: number | undefined;
+
+  function applyFrame(frame: Frame) {
+    const state = store.get();
+    store.set({
+      frame,
+      trace: appendTrace(state.trace, frame.newTrace),
+      playing: state.playing && !frame.finished,
+    });
+  }
+
+  async function tick(timestamp: number) {
+    rafId = undefined;
+    const state = store.get();
+    if (!state.playing || !state.loaded) return;
+    const elapsedMs = Math.min(MAX_FRAME_MS, lastTick === undefined ? 16 : timestamp - lastTick);
+    lastTick = timestamp;
+    const factor = SPEEDS[state.speedIndex]?.factor ?? 0.01;
+    const deltaNs = elapsedMs * 1e6 * factor;
+    store.set({ busy: true });
+    try {
+      applyFrame(await engine.advance(deltaNs, MAX_EVENTS_PER_FRAME));
+    } finally {
+      store.set({ busy: false });
+    }
+    if (store.get().playing) schedule();
+  }
+
+  function schedule() {
+    rafId ??= requestAnimationFrame((timestamp) => void tick(timestamp));
+  }
+
+  const controller: Controller = {
+    async load(id, text) {
+      controller.pause();
+      store.set({ status: 'loading', scenarioId: id, scenarioText: text, busy: true });
+      try {
+        const result = await engine.load(text, id);
+        if (!result.ok) {
+          store.set({ status: 'error', problems: result.problems });
+          return false;
+        }
+        store.set({
+          status: 'ready',
+          problems: [] as readonly ScenarioProblem[],
+          loaded: result.loaded,
+          frame: result.frame,
+          trace: appendTrace([], result.frame.newTrace),
+        });
+        return true;
+      } finally {
+        store.set({ busy: false });
+      }
+    },
+    play() {
+      const state = store.get();
+      if (!state.loaded || state.frame?.finished || state.status !== 'ready') return;
+      lastTick = undefined;
+      store.set({ playing: true });
+      schedule();
+    },
+    pause() {
+      if (rafId !== undefined) cancelAnimationFrame(rafId);
+      rafId = undefined;
+      if (store.get().playing) store.set({ playing: false });
+    },
+    togglePlay() {
+      if (store.get().playing) controller.pause();
+      else controller.play();
+    },
+    async step() {
+      controller.pause();
+      const state = store.get();
+      if (!state.loaded || state.busy || state.frame?.finished || state.status !== 'ready') return;
+      store.set({ busy: true });
+      try {
+        applyFrame(await engine.step());
+      } finally {
+        store.set({ busy: false });
+      }
+    },
+    setSpeed(index) {
+      if (index >= 0 && index < SPEEDS.length) store.set({ speedIndex: index });
+    },
+    editText(text) {
+      store.set({ scenarioText: text });
+    },
+  };
+  return controller;
+}
