@@ -53,6 +53,15 @@ enum Command {
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
     },
+    /// Measure simulation speed: events per second of wall time (median of runs).
+    Bench {
+        scenario: String,
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+        /// How many timed runs.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
     /// List machine presets, shipped scenarios and policy switches.
     List,
     /// Print the scenario JSON Schema.
@@ -71,6 +80,11 @@ fn main() -> ExitCode {
             reasons,
         } => run(&scenario, seed, &set, json, trace_out.as_deref(), reasons),
         Command::Validate { scenario, set } => validate(&scenario, &set),
+        Command::Bench {
+            scenario,
+            set,
+            repeat,
+        } => bench(&scenario, &set, repeat),
         Command::List => {
             list();
             Ok(())
@@ -273,6 +287,34 @@ fn write_trace(sim: &Simulator, out: &Path, reasons: bool) -> Result<(), String>
         writeln!(writer, "{line}").map_err(write_error)?;
     }
     writer.flush().map_err(write_error)
+}
+
+fn bench(name: &str, set: &[String], repeat: u32) -> Result<(), String> {
+    let (_, scenario) = load(name, None, set)?;
+    let mut rates = Vec::new();
+    let mut events = 0;
+    let mut hash = String::new();
+    for _ in 0..repeat.max(1) {
+        let mut sim =
+            Simulator::with_trace_limit(&scenario, 0).map_err(|errors| report(name, &errors))?;
+        let started = Instant::now();
+        sim.run_to_end();
+        let seconds = started.elapsed().as_secs_f64();
+        events = sim.events();
+        hash = sim.trace.hash_hex();
+        rates.push(events as f64 / seconds.max(1e-9));
+    }
+    rates.sort_by(|a, b| a.total_cmp(b));
+    let median = rates[rates.len() / 2];
+    println!(
+        "{name}: {} CPUs, {events} events, {:.2} M events/s (median of {}; min {:.2}, max {:.2}), trace hash {hash}",
+        Simulator::new(&scenario).map(|sim| sim.topology.n_cpus()).unwrap_or(0),
+        median / 1e6,
+        rates.len(),
+        rates[0] / 1e6,
+        rates[rates.len() - 1] / 1e6
+    );
+    Ok(())
 }
 
 fn validate(name: &str, set: &[String]) -> Result<(), String> {

@@ -32,3 +32,8 @@ export function taskColors(tasks: readonly TaskInfo[]): TaskColors {
     group: (pid) => groups.get(pid),
   };
 }
+
+/** Text that stays readable on a fill: white on dark colours, dark on light ones. */
+export function textOn(fill: string): string {
+  return hsl(fill).l < 0.5 ? '#ffffff' : '#102a43';
+}

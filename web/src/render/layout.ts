@@ -68,33 +68,57 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
   const coreWidth = threads * cell + (threads - 1) * 2 + 2 * 3;
   const coreHeight = cell + DEPTH_STRIP + 2 * 3;
   const maxCoresPerLlc = Math.max(1, ...[...coresByLlc.values()].map((cores) => cores.length));
+  const maxLlcsPerSocket = Math.max(1, ...[...llcsBySocket.values()].map((llcs) => llcs.length));
+  const socketIds = [...llcsBySocket.keys()].sort((a, b) => a - b);
   const innerWidth = Math.max(200, width - 2 * PAD);
-  const coreCols = Math.max(
-    1,
-    Math.min(maxCoresPerLlc, Math.floor((innerWidth - 2 * PAD - 2 * PAD) / (coreWidth + GAP)), cell >= 34 ? 4 : 8),
-  );
+
+  // Pick how many sockets, LLCs and cores go per row: the arrangement that fits the
+  // width with the least height (ties: the fewer, wider rows of cores).
+  let best: { socketCols: number; llcCols: number; coreCols: number; height: number } | undefined;
+  for (let socketCols = 1; socketCols <= Math.min(2, socketIds.length); socketCols++) {
+    for (let llcCols = 1; llcCols <= maxLlcsPerSocket; llcCols++) {
+      for (let coreCols = maxCoresPerLlc; coreCols >= 1; coreCols--) {
+        const llcWidth = 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP;
+        const socketWidth = 2 * PAD + llcCols * llcWidth + (llcCols - 1) * GAP;
+        const totalWidth = socketCols * socketWidth + (socketCols - 1) * GAP * 2;
+        if (totalWidth > innerWidth && !(socketCols === 1 && llcCols === 1 && coreCols === 1)) continue;
+        const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
+        const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP;
+        const llcRows = Math.ceil(maxLlcsPerSocket / llcCols);
+        const socketHeight = HEADER + PAD + llcRows * llcHeight + (llcRows - 1) * GAP;
+        const socketRows = Math.ceil(socketIds.length / socketCols);
+        const height = socketRows * (socketHeight + 2 * GAP);
+        if (!best || height < best.height) best = { socketCols, llcCols, coreCols, height };
+        break; // the widest core grid that fits is the best for this column count
+      }
+    }
+  }
+  const { socketCols, llcCols, coreCols } = best ?? { socketCols: 1, llcCols: 1, coreCols: 1 };
   const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
   const llcWidth = 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP;
   const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP;
-  const llcCols = Math.max(1, Math.floor((innerWidth - 2 * PAD + GAP) / (llcWidth + GAP)));
 
   const sockets: LabelledBox[] = [];
   const llcs: LabelledBox[] = [];
   const cores: LabelledBox[] = [];
   const cpus: CpuCell[] = [];
-  let y = PAD;
-  const socketIds = [...llcsBySocket.keys()].sort((a, b) => a - b);
   let widest = 0;
-  for (const socket of socketIds) {
+  let tallest = 0;
+  socketIds.forEach((socket, socketIndex) => {
     const socketLlcs = llcsBySocket.get(socket) ?? [];
     const cols = Math.min(llcCols, socketLlcs.length);
     const rows = Math.ceil(socketLlcs.length / cols);
     const socketWidth = 2 * PAD + cols * llcWidth + (cols - 1) * GAP;
     const socketHeight = HEADER + PAD + rows * llcHeight + (rows - 1) * GAP;
-    sockets.push({ id: socket, label: `socket ${socket}`, x: PAD, y, width: socketWidth, height: socketHeight });
-    widest = Math.max(widest, socketWidth);
+    const fullSocketWidth = 2 * PAD + Math.min(llcCols, maxLlcsPerSocket) * llcWidth + (Math.min(llcCols, maxLlcsPerSocket) - 1) * GAP;
+    const fullSocketHeight = HEADER + PAD + Math.ceil(maxLlcsPerSocket / llcCols) * (llcHeight + GAP) - GAP;
+    const x = PAD + (socketIndex % socketCols) * (fullSocketWidth + 2 * GAP);
+    const y = PAD + Math.floor(socketIndex / socketCols) * (fullSocketHeight + 2 * GAP);
+    sockets.push({ id: socket, label: `socket ${socket}`, x, y, width: socketWidth, height: socketHeight });
+    widest = Math.max(widest, x + socketWidth);
+    tallest = Math.max(tallest, y + socketHeight);
     socketLlcs.forEach((llc, llcIndex) => {
-      const llcX = PAD + PAD + (llcIndex % cols) * (llcWidth + GAP);
+      const llcX = x + PAD + (llcIndex % cols) * (llcWidth + GAP);
       const llcY = y + HEADER + Math.floor(llcIndex / cols) * (llcHeight + GAP);
       llcs.push({ id: llc, label: `LLC ${llc}`, x: llcX, y: llcY, width: llcWidth, height: llcHeight });
       (coresByLlc.get(llc) ?? []).forEach((core, coreIndex) => {
@@ -106,8 +130,7 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
         });
       });
     });
-    y += socketHeight + GAP * 2;
-  }
+  });
   cpus.sort((a, b) => a.cpu - b.cpu);
-  return { width: widest + 2 * PAD, height: y + PAD, cell, sockets, llcs, cores, cpus };
+  return { width: widest + PAD, height: tallest + PAD, cell, sockets, llcs, cores, cpus };
 }

@@ -5,7 +5,7 @@
  */
 import { select } from 'd3';
 import type { MachineLayout } from './layout';
-import type { TaskColors } from './colors';
+import { textOn, type TaskColors } from './colors';
 
 export interface CpuView {
   readonly running: Uint32Array;
@@ -15,9 +15,21 @@ export interface CpuView {
 const DEPTH_UNIT = 4;
 
 export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: TaskColors, view: CpuView): void {
-  const root = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
+  const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
+  // One layer per kind of box, created once, so boxes entered later (after a
+  // machine change) never paint over the CPU cells.
+  const layer = (name: string) =>
+    svgSelection
+      .selectAll<SVGGElement, string>(`g.layer-${name}`)
+      .data([name])
+      .join('g')
+      .attr('class', `layer-${name}`);
+  const sockets = layer('sockets');
+  const llcLayer = layer('llcs');
+  const coreLayer = layer('cores');
+  const cpuLayer = layer('cpus');
 
-  root
+  sockets
     .selectAll<SVGGElement, (typeof layout.sockets)[number]>('g.socket')
     .data(layout.sockets, (box) => box.id)
     .join((enter) => {
@@ -31,7 +43,7 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
       group.select('text').attr('x', (b) => b.x + 8).attr('y', (b) => b.y + 13).text((b) => b.label);
     });
 
-  root
+  llcLayer
     .selectAll<SVGGElement, (typeof layout.llcs)[number]>('g.llc')
     .data(layout.llcs, (box) => box.id)
     .join((enter) => {
@@ -45,7 +57,7 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
       group.select('text').attr('x', (b) => b.x + 6).attr('y', (b) => b.y + 13).text((b) => b.label);
     });
 
-  root
+  coreLayer
     .selectAll<SVGRectElement, (typeof layout.cores)[number]>('rect.core')
     .data(layout.cores, (box) => box.id)
     .join('rect')
@@ -57,7 +69,7 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
     .attr('height', (b) => b.height);
 
   const showText = layout.cell >= 24;
-  root
+  cpuLayer
     .selectAll<SVGGElement, (typeof layout.cpus)[number]>('g.cpu')
     .data(layout.cpus, (cell) => cell.cpu)
     .join((enter) => {
@@ -93,11 +105,14 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
         .select('text.cpu-label')
         .attr('x', (c) => c.x + 3)
         .attr('y', (c) => c.y + 10)
+        .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
+        .attr('fill-opacity', 0.75)
         .text((c) => (showText ? String(c.cpu) : ''));
       group
         .select('text.cpu-pid')
         .attr('x', (c) => c.x + c.width / 2)
         .attr('y', (c) => c.y + c.height - 5)
+        .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
         .text((c) => {
           const pid = view.running[c.cpu] ?? 0;
           return showText && pid !== 0 ? String(pid) : '';
