@@ -3,19 +3,18 @@
  * scenario and seed hash identically under Node and in the `schedlab` binary.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { initSync, SimHandle, check_scenario } from '../../wasm-pkg/sched_wasm.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** The native CLI, debug build (brought up to date in `beforeAll`; a no-op after `cargo test`). */
+const cli = `${repo}target/debug/schedlab`;
+
 function nativeHash(scenario: string): string {
-  const stdout = execFileSync('cargo', ['run', '--quiet', '-p', 'sched-cli', '--', 'run', scenario, '--json'], {
-    cwd: repo,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const stdout = execFileSync(cli, ['run', scenario, '--json'], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return (JSON.parse(stdout) as { trace_hash: string }).trace_hash;
 }
 
@@ -31,7 +30,10 @@ function wasmHash(scenario: string): string {
 describe('determinism across native and WebAssembly', () => {
   beforeAll(() => {
     initSync({ module: readFileSync(`${repo}web/wasm-pkg/sched_wasm_bg.wasm`) });
-  });
+    // The same target selection as `cargo test --workspace`, so nothing rebuilds after it.
+    execFileSync('cargo', ['build', '--quiet', '--workspace', '--all-targets'], { cwd: repo, stdio: 'inherit' });
+    expect(existsSync(cli)).toBe(true);
+  }, 900_000);
 
   for (const scenario of ['teaching-small', 'sis-schbench-t19']) {
     it(`${scenario}: same hash twice in wasm, and the same as native`, () => {
