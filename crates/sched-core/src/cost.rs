@@ -1,15 +1,30 @@
-//! Costs the model charges. Each is a named parameter with a documented default.
+//! Costs the model charges. Each is a named parameter with a documented default,
+//! overridable from a scenario's `costs` object.
 //!
-//! First model: the context switch itself, and the delay before an idle CPU runs
-//! a task woken onto it (the reschedule IPI plus leaving the idle state).
+//! - The context switch itself, and the delay before an idle CPU runs a task woken
+//!   onto it (the reschedule IPI plus leaving the idle state).
+//! - SMT: when both threads of a core are busy, each runs at `smt_speed_pct` of its
+//!   solo speed (default 60 %: the core does about 1.2 threads' worth of work).
+//! - Cache refill: a task's data is warm where it last ran; running elsewhere first
+//!   re-reads its footprint, at a cost per MiB that grows with distance.
+//! - Scheduler path costs: every CPU an idle scan or a balance pass inspects, and
+//!   every balance attempt, costs CPU time, paid before the CPU's next task runs.
 
+use crate::topology::MigrationDistance;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Default cost of one context switch, charged to the CPU before the next task runs.
 pub const DEFAULT_CONTEXT_SWITCH_NS: u64 = 2_000;
-/// Default delay from waking a task onto an idle CPU to that CPU scheduling it.
 pub const DEFAULT_IDLE_EXIT_LATENCY_NS: u64 = 10_000;
+pub const DEFAULT_SMT_SPEED_PCT: u32 = 60;
+/// Refilling 1 MiB from the shared L3 into a core's private caches.
+pub const DEFAULT_REFILL_LLC_NS_PER_MIB: u64 = 20_000;
+/// Refilling 1 MiB from another LLC or DRAM on the same node.
+pub const DEFAULT_REFILL_CROSS_LLC_NS_PER_MIB: u64 = 60_000;
+/// Refilling 1 MiB from another NUMA node's memory.
+pub const DEFAULT_REFILL_CROSS_NUMA_NS_PER_MIB: u64 = 120_000;
+pub const DEFAULT_SCAN_PER_CPU_NS: u64 = 25;
+pub const DEFAULT_BALANCE_ATTEMPT_NS: u64 = 400;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -23,12 +38,42 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 10000000))]
     pub idle_exit_latency_ns: Option<u64>,
+    /// Speed of each thread, in percent, while its SMT sibling is busy (default 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 10, max = 100))]
+    pub smt_speed_pct: Option<u32>,
+    /// Cache refill cost per MiB of footprint when a task moves within its LLC (default 20000 ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000000))]
+    pub refill_llc_ns_per_mib: Option<u64>,
+    /// ... when it moves to another LLC of the same node (default 60000 ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000000))]
+    pub refill_cross_llc_ns_per_mib: Option<u64>,
+    /// ... when it moves to another NUMA node (default 120000 ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000000))]
+    pub refill_cross_numa_ns_per_mib: Option<u64>,
+    /// CPU time per CPU inspected by an idle scan or a balance pass (default 25 ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000))]
+    pub scan_per_cpu_ns: Option<u64>,
+    /// CPU time per load-balance attempt, on top of the CPUs it inspects (default 400 ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1000000))]
+    pub balance_attempt_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Costs {
     pub context_switch_ns: u64,
     pub idle_exit_latency_ns: u64,
+    pub smt_speed_permille: u32,
+    pub refill_llc_ns_per_mib: u64,
+    pub refill_cross_llc_ns_per_mib: u64,
+    pub refill_cross_numa_ns_per_mib: u64,
+    pub scan_per_cpu_ns: u64,
+    pub balance_attempt_ns: u64,
 }
 
 impl CostsSpec {
@@ -38,6 +83,66 @@ impl CostsSpec {
             idle_exit_latency_ns: self
                 .idle_exit_latency_ns
                 .unwrap_or(DEFAULT_IDLE_EXIT_LATENCY_NS),
+            smt_speed_permille: self.smt_speed_pct.unwrap_or(DEFAULT_SMT_SPEED_PCT) * 10,
+            refill_llc_ns_per_mib: self
+                .refill_llc_ns_per_mib
+                .unwrap_or(DEFAULT_REFILL_LLC_NS_PER_MIB),
+            refill_cross_llc_ns_per_mib: self
+                .refill_cross_llc_ns_per_mib
+                .unwrap_or(DEFAULT_REFILL_CROSS_LLC_NS_PER_MIB),
+            refill_cross_numa_ns_per_mib: self
+                .refill_cross_numa_ns_per_mib
+                .unwrap_or(DEFAULT_REFILL_CROSS_NUMA_NS_PER_MIB),
+            scan_per_cpu_ns: self.scan_per_cpu_ns.unwrap_or(DEFAULT_SCAN_PER_CPU_NS),
+            balance_attempt_ns: self
+                .balance_attempt_ns
+                .unwrap_or(DEFAULT_BALANCE_ATTEMPT_NS),
         }
+    }
+}
+
+impl Costs {
+    /// Time to refill `footprint_kib` of data moved over `distance`.
+    pub fn refill_ns(&self, footprint_kib: u64, distance: MigrationDistance) -> u64 {
+        let per_mib = match distance {
+            MigrationDistance::SameCpu | MigrationDistance::Smt => 0,
+            MigrationDistance::Llc => self.refill_llc_ns_per_mib,
+            MigrationDistance::CrossLlc => self.refill_cross_llc_ns_per_mib,
+            MigrationDistance::CrossNuma => self.refill_cross_numa_ns_per_mib,
+        };
+        footprint_kib * per_mib / 1024
+    }
+}
+
+/// Wall time to do `work_ns` of full-speed work at `speed_permille`, rounded up.
+pub fn wall_time_for(work_ns: u64, speed_permille: u32) -> u64 {
+    let speed = speed_permille.max(1) as u64;
+    (work_ns * 1000).div_ceil(speed)
+}
+
+/// Work done in `wall_ns` at `speed_permille`.
+pub fn work_done_in(wall_ns: u64, speed_permille: u32) -> u64 {
+    wall_ns * speed_permille as u64 / 1000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refill_grows_with_distance() {
+        let costs = CostsSpec::default().resolve();
+        let llc = costs.refill_ns(1024, MigrationDistance::Llc);
+        let cross = costs.refill_ns(1024, MigrationDistance::CrossLlc);
+        let numa = costs.refill_ns(1024, MigrationDistance::CrossNuma);
+        assert_eq!(costs.refill_ns(1024, MigrationDistance::Smt), 0);
+        assert!(llc < cross && cross < numa);
+    }
+
+    #[test]
+    fn speed_conversions_round_trip() {
+        assert_eq!(wall_time_for(600, 600), 1000);
+        assert_eq!(work_done_in(1000, 600), 600);
+        assert_eq!(wall_time_for(1, 600), 2);
     }
 }

@@ -18,6 +18,15 @@ pub enum DomainLevel {
 }
 
 impl DomainLevel {
+    pub fn tag(self) -> crate::trace::LevelTag {
+        crate::trace::LevelTag(match self {
+            DomainLevel::Smt => 0,
+            DomainLevel::Mc => 1,
+            DomainLevel::Pkg => 2,
+            DomainLevel::Numa(distance) => 100 + distance,
+        })
+    }
+
     pub fn name(self) -> String {
         match self {
             DomainLevel::Smt => "SMT".into(),
@@ -52,6 +61,10 @@ pub struct SchedDomain {
     /// Allowed NUMA imbalance, in tasks, for domains above the LLC (after Mel Gorman's
     /// "Adjust NUMA imbalance for multiple LLCs"); 0 below the LLC.
     pub imb_numa_nr: u32,
+    /// How much busier a group must be before balancing acts, in percent (117; 110 for SMT).
+    pub imbalance_pct: u32,
+    /// Failed balance attempts tolerated before cache-hot tasks may move.
+    pub cache_nice_tries: u32,
 }
 
 /// The distance beyond which NUMA domains lose fork/exec/wake-affine balancing.
@@ -122,7 +135,7 @@ fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
         if span.len() <= child_span.len() {
             continue;
         }
-        let groups = groups_of(topology, &span, &domains, level);
+        let groups = groups_of(topology, &span, &domains);
         let numa_distance = match level {
             DomainLevel::Numa(distance) => Some(distance),
             _ => None,
@@ -146,6 +159,8 @@ fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
             min_interval_ms: weight,
             max_interval_ms: 2 * weight,
             imb_numa_nr: 0,
+            imbalance_pct: if level == DomainLevel::Smt { 110 } else { 117 },
+            cache_nice_tries: if numa_distance.is_some() { 2 } else { 1 },
         });
         child_span = span;
     }
@@ -154,12 +169,7 @@ fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
 }
 
 /// Groups of a domain: the spans of the child level's domains that cover it, in CPU order.
-fn groups_of(
-    topology: &Topology,
-    span: &CpuSet,
-    lower: &[SchedDomain],
-    level: DomainLevel,
-) -> Vec<CpuSet> {
+fn groups_of(topology: &Topology, span: &CpuSet, lower: &[SchedDomain]) -> Vec<CpuSet> {
     let n_cpus = topology.n_cpus();
     let child_level = lower.last().map(|domain| domain.level);
     let mut groups: Vec<CpuSet> = Vec::new();
@@ -192,7 +202,6 @@ fn groups_of(
                 set
             }
         };
-        let _ = level;
         for cpu in group.iter() {
             covered.insert(cpu);
         }

@@ -13,14 +13,15 @@
 
 use crate::behaviour::{ChannelId, Instr, Program};
 use crate::cfs::{calc_delta_fair, Knobs};
-use crate::cost::Costs;
+use crate::cost::{wall_time_for, work_done_in, Costs};
 use crate::cpuset::{parse_cpu_list, CpuSet};
 use crate::domains::Domains;
 use crate::event_queue::EventQueue;
 use crate::metrics::{Metrics, RunSummary, Throughput};
+use crate::pelt::Pelt;
 use crate::rng::SimRng;
 use crate::runqueue::CfsRq;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Policy, Scenario, ScenarioError};
 use crate::task::{nice_to_weight, LoopFrame, Pid, Task, TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::{CpuId, Topology};
@@ -68,6 +69,21 @@ pub struct CpuState {
     pub need_resched: bool,
     /// An `IdleExit` is pending for this CPU.
     pub leaving_idle: bool,
+    /// When the CPU last went idle.
+    pub idle_since: SimTime,
+    /// `rq->avg_idle`: a running average of idle periods.
+    pub avg_idle_ns: u64,
+    /// How busy the CPU has been (PELT of "a task is running").
+    pub pelt: Pelt,
+    /// Current speed: 1000 alone, less while an SMT sibling is busy.
+    pub speed_permille: u32,
+    /// Scheduler-path time owed, paid before the next task runs.
+    pub overhead_ns: u64,
+    /// Per domain level: last periodic balance, failed attempts, and the most a
+    /// newidle balance has cost (`max_newidle_lb_cost`).
+    pub last_balance: Vec<SimTime>,
+    pub balance_failed: Vec<u32>,
+    pub max_newidle_lb_cost: Vec<u64>,
     pub resched_reason: Option<Reason>,
 }
 
@@ -93,7 +109,7 @@ pub struct Simulator {
     pub domains: Domains,
     pub knobs: Knobs,
     pub costs: Costs,
-    pub newidle_enabled: bool,
+    pub policy: Policy,
     pub tasks: Vec<Task>,
     pub workloads: Vec<WorkloadInfo>,
     pub(crate) programs: Vec<Program>,
@@ -109,6 +125,9 @@ pub struct Simulator {
     pub metrics: Metrics,
     resched_queue: VecDeque<CpuId>,
     events: u64,
+    last_nohz_balance: SimTime,
+    /// Per task: the CPU that forks it (its leader's, or the first allowed CPU).
+    fork_parent: Vec<Option<TaskId>>,
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
@@ -140,6 +159,7 @@ impl Simulator {
         let knobs = scenario.knobs.resolve(n_cpus);
 
         let mut tasks = Vec::new();
+        let mut fork_parent = Vec::new();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
         let mut workloads = Vec::new();
@@ -153,6 +173,8 @@ impl Simulator {
             channels.extend((0..expansion.channels.next).map(|_| Channel::default()));
             let first_task = tasks.len();
             for plan in expansion.tasks {
+                let leader_idx = first_task + plan.leader;
+                fork_parent.push((leader_idx != tasks.len()).then_some(TaskId(leader_idx as u32)));
                 let pid = Pid(FIRST_PID + tasks.len() as u32);
                 let tgid = Pid(FIRST_PID + (first_task + plan.leader) as u32);
                 let affinity = match &plan.cpus {
@@ -189,6 +211,14 @@ impl Simulator {
                     remaining_work: None,
                     nr_switches: 0,
                     nr_migrations: 0,
+                    recent_used_cpu: None,
+                    wakee_flips: 0,
+                    last_wakee: None,
+                    wakee_flips_decayed_at: SimTime::ZERO,
+                    pelt: Pelt::default(),
+                    warm_cpu: None,
+                    refill_debt_ns: 0,
+                    footprint_kib: plan.footprint_kib,
                 });
             }
             workloads.push(WorkloadInfo {
@@ -197,6 +227,19 @@ impl Simulator {
             });
         }
 
+        let cpu_states: Vec<CpuState> = (0..n_cpus)
+            .map(|cpu_idx| {
+                let levels = domains.per_cpu[cpu_idx].len();
+                CpuState {
+                    avg_idle_ns: 2 * knobs.sched_migration_cost_ns,
+                    speed_permille: 1000,
+                    last_balance: vec![SimTime::ZERO; levels],
+                    balance_failed: vec![0; levels],
+                    max_newidle_lb_cost: vec![0; levels],
+                    ..CpuState::default()
+                }
+            })
+            .collect();
         let mut queue = EventQueue::default();
         for (idx, task) in tasks.iter().enumerate() {
             queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
@@ -211,13 +254,13 @@ impl Simulator {
             domains,
             knobs,
             costs: scenario.costs.resolve(),
-            newidle_enabled: scenario.policy.newidle_balance.enabled,
+            policy: scenario.policy.resolve(),
             tasks,
             workloads,
             programs,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],
-            cpus: vec![CpuState::default(); n_cpus],
+            cpus: cpu_states,
             queue,
             now: SimTime::ZERO,
             end,
@@ -227,6 +270,8 @@ impl Simulator {
             metrics: Metrics::new(n_cpus, n_workloads),
             resched_queue: VecDeque::new(),
             events: 0,
+            last_nohz_balance: SimTime::ZERO,
+            fork_parent,
         })
     }
 
@@ -270,8 +315,9 @@ impl Simulator {
         match event {
             Event::Fork(task) => self.wake_up_new_task(task),
             Event::TimerWake(task) => {
-                let waker = self.tasks[task.0 as usize].cpu;
-                self.try_to_wake_up(task, waker);
+                // The timer fires on the CPU the task slept on.
+                let waker_cpu = self.tasks[task.0 as usize].cpu;
+                self.try_to_wake_up(task, waker_cpu, None, false);
             }
             Event::RunDone { cpu, gen } => self.run_done(cpu, gen),
             Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),
@@ -358,8 +404,9 @@ impl Simulator {
         task.charged_until = now;
         task.sum_exec_runtime += delta;
         task.vruntime += calc_delta_fair(delta, task.weight);
+        let speed = self.cpus[cpu.0 as usize].speed_permille;
         if let Some(work) = task.remaining_work.as_mut() {
-            *work = work.saturating_sub(delta);
+            *work = work.saturating_sub(work_done_in(delta, speed));
         }
         let vruntime = task.vruntime;
         self.rqs[cpu.0 as usize].update_min_vruntime(Some(vruntime));
@@ -496,7 +543,17 @@ impl Simulator {
     // ----- Wakeups ----------------------------------------------------------
 
     fn wake_up_new_task(&mut self, task_id: TaskId) {
-        let (cpu, reason) = self.select_task_rq_fork(task_id);
+        // Forked from its thread-group leader's CPU, or from the first CPU it may use.
+        let parent_cpu = match self.fork_parent[task_id.0 as usize] {
+            Some(leader) if self.tasks[leader.0 as usize].state != TaskState::Unborn => {
+                self.tasks[leader.0 as usize].cpu
+            }
+            _ => self.tasks[task_id.0 as usize]
+                .affinity
+                .first()
+                .expect("affinity is never empty"),
+        };
+        let (cpu, reason) = self.select_task_rq_fork(task_id, parent_cpu);
         let task = &mut self.tasks[task_id.0 as usize];
         task.cpu = cpu;
         // START_DEBIT: a new task starts one virtual slice after min_vruntime.
@@ -514,8 +571,15 @@ impl Simulator {
         self.check_preempt_curr(cpu, task_id);
     }
 
-    /// `try_to_wake_up()`: choose a CPU, enqueue, maybe preempt.
-    pub(crate) fn try_to_wake_up(&mut self, task_id: TaskId, waker_cpu: CpuId) {
+    /// `try_to_wake_up()`: choose a CPU, enqueue, maybe preempt. `waker` is the task
+    /// doing the wakeup (none for a timer); `sync` hints that the waker will sleep.
+    pub(crate) fn try_to_wake_up(
+        &mut self,
+        task_id: TaskId,
+        waker_cpu: CpuId,
+        waker: Option<TaskId>,
+        sync: bool,
+    ) {
         let task = &self.tasks[task_id.0 as usize];
         if !matches!(task.state, TaskState::Sleeping | TaskState::Blocked) {
             return;
@@ -545,11 +609,14 @@ impl Simulator {
                 pid,
                 prev_cpu.0,
                 0,
-                Reason::PrevIdle,
+                Reason::None,
             );
             return;
         }
-        let (target, reason) = self.select_task_rq_wake(task_id);
+        if let Some(waker) = waker {
+            self.record_wakee(waker, task_id);
+        }
+        let (target, reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
         self.set_task_cpu(task_id, target, reason);
         let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
         let task = &mut self.tasks[task_id.0 as usize];
@@ -633,7 +700,7 @@ impl Simulator {
             }
         }
         self.rqs[cpu_idx].curr = None;
-        if self.rqs[cpu_idx].leftmost().is_none() && self.newidle_enabled {
+        if self.rqs[cpu_idx].leftmost().is_none() && self.policy.newidle_balance {
             self.newidle_balance(cpu);
         }
         let next = self.rqs[cpu_idx].leftmost().map(|(_, task)| task);
@@ -645,6 +712,28 @@ impl Simulator {
         let curr_vruntime = next.map(|task| self.tasks[task.0 as usize].vruntime);
         self.rqs[cpu_idx].update_min_vruntime(curr_vruntime);
         self.cpus[cpu_idx].run_gen += 1;
+        let now = self.now;
+        if let Some(prev_id) = prev {
+            if prev != next {
+                self.tasks[prev_id.0 as usize].pelt.update(now, true);
+            }
+        }
+        let was_busy = prev.is_some();
+        let is_busy = next.is_some();
+        if was_busy != is_busy {
+            self.cpus[cpu_idx].pelt.update(now, was_busy);
+            if is_busy {
+                // Leaving idle: fold this idle period into avg_idle (`update_avg`).
+                let idle_ns = (now - self.cpus[cpu_idx].idle_since).as_ns() as i64;
+                let cap = (2 * self.knobs.sched_migration_cost_ns).max(1_000_000) as i64;
+                let state = &mut self.cpus[cpu_idx];
+                let avg = state.avg_idle_ns as i64;
+                state.avg_idle_ns = (avg + (idle_ns - avg) / 8).clamp(0, cap) as u64;
+            } else {
+                self.cpus[cpu_idx].idle_since = now;
+            }
+            self.refresh_core_speed(cpu);
+        }
 
         if prev == next {
             if let Some(task_id) = next {
@@ -690,9 +779,13 @@ impl Simulator {
                     self.cpus[cpu_idx].busy_since = Some(self.now);
                 }
                 self.arm_tick(cpu);
-                // The task runs once the switch is done; it is not charged for it.
-                let starts = self.now + SimTime(self.costs.context_switch_ns);
+                // The task runs once the switch (and any scheduler work owed) is done;
+                // it is not charged for either.
+                let overhead = std::mem::take(&mut self.cpus[cpu_idx].overhead_ns);
+                let starts = self.now + SimTime(self.costs.context_switch_ns + overhead);
+                self.note_cache_refill(task_id, cpu);
                 let task = &mut self.tasks[task_id.0 as usize];
+                task.pelt.update(self.now, false);
                 task.state = TaskState::Running(cpu);
                 task.prev_sum_exec_runtime = task.sum_exec_runtime;
                 task.last_ran = starts;
@@ -706,20 +799,124 @@ impl Simulator {
                 let gen = self.cpus[cpu_idx].run_gen;
                 self.queue.push(starts, Event::SwitchDone { cpu, gen });
             }
-            None => self.close_busy_interval(cpu),
+            None => {
+                self.close_busy_interval(cpu);
+                // Scheduler work done on the way to idle still kept the CPU busy.
+                let overhead = std::mem::take(&mut self.cpus[cpu_idx].overhead_ns);
+                self.metrics.busy_ns[cpu_idx] += overhead;
+            }
         }
     }
 
     /// Continues the task that just got (or kept) the CPU.
     fn resume(&mut self, task_id: TaskId, cpu: CpuId) {
-        match self.tasks[task_id.0 as usize].remaining_work {
+        let task = &mut self.tasks[task_id.0 as usize];
+        match task.remaining_work {
             Some(work) => {
-                let gen = self.cpus[cpu.0 as usize].run_gen;
-                self.queue
-                    .push(self.now + SimTime(work), Event::RunDone { cpu, gen });
+                let work = work + std::mem::take(&mut task.refill_debt_ns);
+                task.remaining_work = Some(work);
+                self.schedule_run_done(cpu, work);
             }
             None => self.advance_program(task_id, cpu),
         }
+    }
+
+    /// Queues the end of the current burst: `work` at the CPU's current speed.
+    fn schedule_run_done(&mut self, cpu: CpuId, work: u64) {
+        let state = &self.cpus[cpu.0 as usize];
+        let (gen, speed) = (state.run_gen, state.speed_permille);
+        self.queue.push(
+            self.now + SimTime(wall_time_for(work, speed)),
+            Event::RunDone { cpu, gen },
+        );
+    }
+
+    /// A task about to run on `cpu` owes a cache refill if its data is warm elsewhere.
+    fn note_cache_refill(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &self.tasks[task_id.0 as usize];
+        let Some(warm) = task.warm_cpu else {
+            self.tasks[task_id.0 as usize].warm_cpu = Some(cpu);
+            return;
+        };
+        if warm == cpu || task.footprint_kib == 0 {
+            return;
+        }
+        let cost = self
+            .costs
+            .refill_ns(task.footprint_kib, self.topology.distance(warm, cpu));
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.refill_debt_ns += cost;
+        task.warm_cpu = Some(cpu);
+        self.metrics.cache_refill_ns += cost;
+    }
+
+    /// Recomputes the speed of `cpu`'s core: a thread runs slower while a sibling is
+    /// busy. Running bursts are re-timed at the new speed.
+    fn refresh_core_speed(&mut self, cpu: CpuId) {
+        if self.topology.shape.threads_per_core < 2 {
+            return;
+        }
+        let core = self.topology.core_of(cpu);
+        let threads: Vec<CpuId> = self.topology.core_cpus[core.0 as usize].iter().collect();
+        let busy: Vec<bool> = threads
+            .iter()
+            .map(|thread| self.rqs[thread.0 as usize].curr.is_some())
+            .collect();
+        for (idx, thread) in threads.iter().enumerate() {
+            let sibling_busy = busy
+                .iter()
+                .enumerate()
+                .any(|(other, is_busy)| other != idx && *is_busy);
+            let speed = if sibling_busy {
+                self.costs.smt_speed_permille
+            } else {
+                1000
+            };
+            let thread_idx = thread.0 as usize;
+            if self.cpus[thread_idx].speed_permille == speed {
+                continue;
+            }
+            // Charge the work done so far at the old speed, then re-time the burst.
+            self.update_curr(*thread);
+            self.cpus[thread_idx].speed_permille = speed;
+            let Some(task_id) = self.rqs[thread_idx].curr else {
+                continue;
+            };
+            let task = &self.tasks[task_id.0 as usize];
+            let in_burst =
+                task.state == TaskState::Running(*thread) && task.charged_until <= self.now;
+            if let (true, Some(work)) = (in_burst, task.remaining_work) {
+                self.cpus[thread_idx].run_gen += 1;
+                self.schedule_run_done(*thread, work);
+            }
+        }
+    }
+
+    /// `record_wakee()`: count how often a waker switches between wakees; the count
+    /// halves every second.
+    fn record_wakee(&mut self, waker: TaskId, wakee: TaskId) {
+        let now = self.now;
+        let task = &mut self.tasks[waker.0 as usize];
+        if now > task.wakee_flips_decayed_at + SimTime::from_ms(1000) {
+            task.wakee_flips >>= 1;
+            task.wakee_flips_decayed_at = now;
+        }
+        if task.last_wakee != Some(wakee) {
+            task.last_wakee = Some(wakee);
+            task.wakee_flips += 1;
+        }
+    }
+
+    /// Utilisation of a CPU (PELT, 0..1024) as of now.
+    pub fn cpu_util(&self, cpu: CpuId) -> f64 {
+        let busy = self.rqs[cpu.0 as usize].curr.is_some();
+        self.cpus[cpu.0 as usize].pelt.peek(self.now, busy)
+    }
+
+    /// Scheduler work done on `cpu`; paid before its next task runs.
+    pub(crate) fn charge_overhead(&mut self, cpu: CpuId, ns: u64) {
+        self.cpus[cpu.0 as usize].overhead_ns += ns;
+        self.metrics.sched_overhead_ns += ns;
     }
 
     fn switch_done(&mut self, cpu: CpuId, gen: u64) {
@@ -767,6 +964,13 @@ impl Simulator {
         };
         let tick = self.knobs.tick_ns();
         self.queue.push(self.now + SimTime(tick), Event::Tick(cpu));
+        if self.policy.periodic_balance {
+            self.rebalance_domains(cpu, false);
+            if self.now >= self.last_nohz_balance + SimTime(tick) {
+                self.last_nohz_balance = self.now;
+                self.nohz_idle_balance();
+            }
+        }
         if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
             return;
         }
@@ -824,10 +1028,9 @@ impl Simulator {
                     if work == 0 {
                         continue;
                     }
+                    let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
                     self.tasks[tidx].remaining_work = Some(work);
-                    let gen = self.cpus[cpu.0 as usize].run_gen;
-                    self.queue
-                        .push(self.now + SimTime(work), Event::RunDone { cpu, gen });
+                    self.schedule_run_done(cpu, work);
                     return;
                 }
                 Instr::Sleep(dist) => {
@@ -850,7 +1053,7 @@ impl Simulator {
                 Instr::Post(channel, count) => {
                     for _ in 0..count {
                         match self.channels[channel.0 as usize].waiters.pop_front() {
-                            Some(waiter) => self.try_to_wake_up(waiter, cpu),
+                            Some(waiter) => self.try_to_wake_up(waiter, cpu, Some(task_id), false),
                             None => self.channels[channel.0 as usize].tokens += 1,
                         }
                     }
@@ -861,7 +1064,7 @@ impl Simulator {
                         .drain(..)
                         .collect();
                     for waiter in waiters {
-                        self.try_to_wake_up(waiter, cpu);
+                        self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
                 }
                 Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,

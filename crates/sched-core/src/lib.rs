@@ -14,6 +14,7 @@ pub mod domains;
 pub mod engine;
 pub mod event_queue;
 pub mod metrics;
+pub mod pelt;
 pub mod rng;
 pub mod runqueue;
 pub mod scenario;

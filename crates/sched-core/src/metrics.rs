@@ -27,6 +27,10 @@ pub struct Metrics {
     pub completed: Vec<u64>,
     /// Busy nanoseconds per CPU (closed intervals only; see `Simulator::busy_ns`).
     pub busy_ns: Vec<u64>,
+    /// Time spent refilling caches after migrations.
+    pub cache_refill_ns: u64,
+    /// CPU time spent in scheduler paths (idle scans, balancing).
+    pub sched_overhead_ns: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -64,6 +68,8 @@ impl Metrics {
             migrations: MigrationCounts::default(),
             completed: vec![0; n_workloads],
             busy_ns: vec![0; n_cpus],
+            cache_refill_ns: 0,
+            sched_overhead_ns: 0,
         }
     }
 

@@ -44,9 +44,33 @@ pub struct Scenario {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
+    /// Let a wakeup move the task towards the waker's CPU (`wake_affine`).
+    #[serde(default)]
+    pub wake_affine: Switch,
     /// Pull a waiting task when a CPU is about to go idle (`newidle_balance`).
     #[serde(default)]
     pub newidle_balance: Switch,
+    /// Balance each domain at its interval (`rebalance_domains`, NOHZ idle balance).
+    #[serde(default)]
+    pub periodic_balance: Switch,
+}
+
+/// The policy switches, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    pub wake_affine: bool,
+    pub newidle_balance: bool,
+    pub periodic_balance: bool,
+}
+
+impl PolicySpec {
+    pub fn resolve(&self) -> Policy {
+        Policy {
+            wake_affine: self.wake_affine.enabled,
+            newidle_balance: self.newidle_balance.enabled,
+            periodic_balance: self.periodic_balance.enabled,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

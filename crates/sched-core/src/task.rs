@@ -94,6 +94,21 @@ pub struct Task {
 
     pub nr_switches: u64,
     pub nr_migrations: u64,
+
+    /// The CPU before the last wakeup moved it (`p->recent_used_cpu`).
+    pub recent_used_cpu: Option<CpuId>,
+    /// `wake_wide()` bookkeeping: how often this task switched whom it wakes.
+    pub wakee_flips: u32,
+    pub last_wakee: Option<TaskId>,
+    pub wakee_flips_decayed_at: SimTime,
+    /// Utilisation (PELT), 0..1024.
+    pub pelt: crate::pelt::Pelt,
+    /// Where its data is warm: the CPU it last ran on.
+    pub warm_cpu: Option<CpuId>,
+    /// Cache refill still owed, added to its next burst of work (ns at full speed).
+    pub refill_debt_ns: u64,
+    /// Data it keeps in cache, in KiB (from its workload).
+    pub footprint_kib: u64,
 }
 
 impl Task {

@@ -31,34 +31,82 @@ impl TraceKind {
     }
 }
 
+/// How the wakeup's first step (`wake_affine`) went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Affine {
+    /// Not tried: switched off, a timer wakeup, or the waker's CPU not allowed.
+    NotTried,
+    /// `wake_wide()`: the waker wakes many tasks, so the wakee is not pulled.
+    WakeWide,
+    /// The waker runs on the wakee's previous CPU.
+    SameCpu,
+    /// `wake_affine()` kept the previous CPU.
+    KeptPrev,
+    /// `wake_affine()` chose the waker's CPU.
+    ChoseWaker,
+}
+
+/// Which step of `select_idle_sibling` chose the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SisStep {
+    TargetIdle,
+    PrevIdle,
+    RecentUsed,
+    IdleCore,
+    IdleCpu,
+    /// Nothing idle found (or the scan was not allowed): the target CPU.
+    NoneIdle,
+    /// The previous CPU is not in the task's affinity mask.
+    AffinityFallback,
+}
+
+/// A scheduling-domain level, compactly (`DomainLevel` without the allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelTag(pub u32);
+
+impl LevelTag {
+    pub fn name(self) -> String {
+        match self.0 {
+            0 => "SMT".into(),
+            1 => "MC".into(),
+            2 => "PKG".into(),
+            distance => format!("NUMA({})", distance - 100),
+        }
+    }
+}
+
 /// Why a placement, migration or switch happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     None,
-    /// Wakeup: the previous CPU was idle.
-    PrevIdle,
-    /// Wakeup: the previous CPU was busy; an idle CPU of the same LLC was found.
-    IdleInLlc {
+    /// A wakeup's placement: the `wake_affine` outcome and the `select_idle_sibling` step.
+    Wakeup {
+        affine: Affine,
+        step: SisStep,
         prev: u32,
+        target: u32,
         llc: u32,
         scanned: u32,
+        /// The SIS_UTIL scan limit, when the scan ran under one.
+        limit: Option<u32>,
     },
-    /// Wakeup: nothing idle in the LLC, so the task queues on its previous CPU.
-    NoIdleInLlc {
-        llc: u32,
-        scanned: u32,
+    /// Fork placement by `find_idlest_cpu`: the last domain level it descended.
+    ForkIdlest {
+        level: LevelTag,
+        idle: bool,
     },
-    /// Wakeup: the previous CPU is outside the task's affinity mask.
-    AffinityFallback,
-    /// Fork: the allowed CPU with the fewest runnable tasks.
-    ForkLeastLoaded {
-        nr_running: u32,
+    /// Fork stayed in the local group of a NUMA domain: `local + 1 <= imb_numa_nr`.
+    ForkNumaImbalance {
+        level: LevelTag,
+        local_running: u32,
+        imb_numa_nr: u32,
     },
-    /// A newly idle CPU pulled a waiting task from a busier CPU of its LLC.
-    NewidlePull {
+    /// A CPU pulled a task in load balancing (`newidle` or periodic).
+    Pull {
         src: u32,
         src_nr_running: u32,
-        llc: u32,
+        level: LevelTag,
+        newidle: bool,
     },
     /// Switch: the task used up its slice (seen at a tick).
     SliceExpired {
@@ -79,25 +127,62 @@ impl Reason {
     pub fn describe(&self, pid: u32, cpu: u32) -> String {
         match *self {
             Reason::None => String::new(),
-            Reason::PrevIdle => format!("pid {pid} woke on its previous CPU {cpu}, which was idle"),
-            Reason::IdleInLlc { prev, llc, scanned } => format!(
-                "previous CPU {prev} was busy; scanned {scanned} CPUs of LLC {llc} and found CPU {cpu} idle"
-            ),
-            Reason::NoIdleInLlc { llc, scanned } => format!(
-                "scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on its previous CPU {cpu}"
-            ),
-            Reason::AffinityFallback => {
-                format!("previous CPU not allowed by pid {pid}'s affinity: first allowed CPU {cpu}")
+            Reason::Wakeup {
+                affine,
+                step,
+                prev,
+                target,
+                llc,
+                scanned,
+                limit,
+            } => {
+                let first = match affine {
+                    Affine::NotTried => format!("target = previous CPU {prev}"),
+                    Affine::WakeWide => format!("wake_wide (waker wakes many): target = previous CPU {prev}"),
+                    Affine::SameCpu => format!("waker runs on previous CPU {prev}"),
+                    Affine::KeptPrev => format!("wake_affine kept previous CPU {prev}"),
+                    Affine::ChoseWaker => format!("wake_affine chose the waker's CPU {target} over previous CPU {prev}"),
+                };
+                let second = match step {
+                    SisStep::TargetIdle => format!("CPU {cpu} was idle"),
+                    SisStep::PrevIdle => format!("target busy, previous CPU {cpu} idle and shares its cache"),
+                    SisStep::RecentUsed => format!("recently used CPU {cpu} was idle"),
+                    SisStep::IdleCore => format!("found an idle core in LLC {llc} after inspecting {scanned} CPUs: CPU {cpu}"),
+                    SisStep::IdleCpu => match limit {
+                        Some(limit) => format!("SIS_UTIL scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
+                        None => format!("scan of LLC {llc} found idle CPU {cpu} after {scanned}"),
+                    },
+                    SisStep::NoneIdle => match limit {
+                        Some(0) => format!("LLC {llc} too busy for SIS_UTIL to scan: pid {pid} queues on CPU {cpu}"),
+                        Some(limit) => format!("SIS_UTIL scanned {scanned} CPUs of LLC {llc} (limit {limit}), none idle: pid {pid} queues on CPU {cpu}"),
+                        None => format!("scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on CPU {cpu}"),
+                    },
+                    SisStep::AffinityFallback => format!("previous CPU not allowed: CPU {cpu}"),
+                };
+                format!("{first}; {second}")
             }
-            Reason::ForkLeastLoaded { nr_running } => format!(
-                "new task pid {pid} placed on CPU {cpu}, the allowed CPU with the fewest runnable tasks ({nr_running})"
+            Reason::ForkIdlest { level, idle } => format!(
+                "find_idlest_cpu: new task pid {pid} to {} CPU {cpu}, chosen at the {} level",
+                if idle { "idle" } else { "least loaded" },
+                level.name()
             ),
-            Reason::NewidlePull {
+            Reason::ForkNumaImbalance {
+                level,
+                local_running,
+                imb_numa_nr,
+            } => format!(
+                "find_idlest_group at {}: local group keeps pid {pid} ({local_running} + 1 <= imb_numa_nr {imb_numa_nr}); CPU {cpu}",
+                level.name()
+            ),
+            Reason::Pull {
                 src,
                 src_nr_running,
-                llc,
+                level,
+                newidle,
             } => format!(
-                "CPU {cpu} went idle and pulled pid {pid} from CPU {src} ({src_nr_running} runnable) in newidle_balance (LLC {llc})"
+                "CPU {cpu} {} pulled pid {pid} from CPU {src} ({src_nr_running} runnable) at the {} level",
+                if newidle { "went idle and in newidle_balance" } else { "in periodic load_balance" },
+                level.name()
             ),
             Reason::SliceExpired { ran_us, slice_us } => {
                 format!("slice used up: ran {ran_us} us of a {slice_us} us slice")

@@ -38,6 +38,14 @@ pub struct SchbenchSpec {
     #[serde(default)]
     #[schemars(range(min = -20, max = 19))]
     pub nice: i32,
+    /// Data each thread keeps warm in cache, in KiB (default 256).
+    #[serde(default = "schbench_footprint")]
+    #[schemars(range(max = 1048576))]
+    pub footprint_kib: u64,
+}
+
+fn schbench_footprint() -> u64 {
+    256
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -77,6 +85,10 @@ pub struct TaskTemplate {
     /// Whether this task's wakeup latency counts in the latency table.
     #[serde(default)]
     pub record_latency: bool,
+    /// Data it keeps warm in cache, in KiB; refilled when it runs elsewhere.
+    #[serde(default)]
+    #[schemars(range(max = 1048576))]
+    pub footprint_kib: u64,
     pub program: Vec<Op>,
 }
 
@@ -95,6 +107,7 @@ pub struct TaskPlan {
     pub program: usize,
     /// Index of the thread group leader within this workload's plans (tgid).
     pub leader: usize,
+    pub footprint_kib: u64,
 }
 
 /// Tasks and programs a workload expands to. Channel names are private to it.
@@ -259,6 +272,7 @@ fn expand_schbench(spec: &SchbenchSpec) -> Expansion {
             record_latency: false,
             program: messenger_idx,
             leader: 0,
+            footprint_kib: spec.footprint_kib,
         });
         for _ in 0..spec.worker_threads {
             expansion.tasks.push(TaskPlan {
@@ -269,6 +283,7 @@ fn expand_schbench(spec: &SchbenchSpec) -> Expansion {
                 record_latency: true,
                 program: messenger_idx + 1,
                 leader: 0,
+                footprint_kib: spec.footprint_kib,
             });
         }
     }
@@ -295,6 +310,7 @@ fn expand_tasks(spec: &TasksSpec) -> Expansion {
                 record_latency: task.record_latency,
                 program,
                 leader,
+                footprint_kib: task.footprint_kib,
             });
         }
     }

@@ -149,7 +149,7 @@ fn set_with_an_unknown_path_lists_the_valid_neighbours() {
     let error = apply_override(&mut value, &schema, "policy.shared_rq.mode=all").unwrap_err();
     assert_eq!(
         error,
-        "unknown field `shared_rq` in `policy`; valid fields are: newidle_balance"
+        "unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, periodic_balance, wake_affine"
     );
     let error = apply_override(&mut value, &schema, "knobs.latency=5").unwrap_err();
     assert!(
@@ -160,7 +160,7 @@ fn set_with_an_unknown_path_lists_the_valid_neighbours() {
     assert_eq!(error, "`workloads` has 1 entries: index 3 is out of range");
     let error = apply_override(&mut value, &schema, "workloads.0.cputime=1").unwrap_err();
     assert!(
-        error.contains("valid fields are: cpus, cputime_us, kind, message_threads"),
+        error.contains("valid fields are: cpus, cputime_us, footprint_kib, kind, message_threads"),
         "{error}"
     );
 }

@@ -49,6 +49,7 @@ pub fn schbench(
         sleeptime_us,
         cpus: None,
         nice: 0,
+        footprint_kib: 256,
     })
 }
 
@@ -63,6 +64,7 @@ pub fn run_sleep(comm: &str, count: u32, run_us: f64, sleep_us: f64) -> Workload
             cpus: None,
             start_us: 0,
             record_latency: true,
+            footprint_kib: 0,
             program: vec![Op::Loop {
                 count: None,
                 body: vec![
@@ -90,6 +92,7 @@ pub fn hogs(comm: &str, count: u32, nice: i32) -> WorkloadSpec {
             cpus: None,
             start_us: 0,
             record_latency: false,
+            footprint_kib: 0,
             program: vec![Op::Loop {
                 count: None,
                 body: vec![Op::Run {

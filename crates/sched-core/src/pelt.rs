@@ -1,0 +1,65 @@
+//! PELT-style utilisation: an exponentially decaying average of running time with a
+//! 32 ms half-life, as the kernel's per-entity load tracking gives (`util_avg`).
+//!
+//! Simplification of `___update_load_avg()`: the kernel sums 1024 us segments with
+//! `y^32 = 1/2`; this is the continuous form of the same average, updated at events.
+//! Values are on the kernel's scale: 0 (never runs) to 1024 (always runs).
+
+use crate::time::SimTime;
+
+/// The half-life of the average, in nanoseconds.
+pub const PELT_HALF_LIFE_NS: f64 = 32_000_000.0;
+/// Full utilisation (`SCHED_CAPACITY_SCALE`).
+pub const CAPACITY_SCALE: f64 = 1024.0;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pelt {
+    pub util_avg: f64,
+    pub updated_at: SimTime,
+}
+
+impl Pelt {
+    /// Accounts the time since the last update, during which the entity was
+    /// `running` (or not) the whole time.
+    pub fn update(&mut self, now: SimTime, running: bool) {
+        let elapsed = (now - self.updated_at).as_ns() as f64;
+        if elapsed <= 0.0 {
+            return;
+        }
+        let keep = libm::exp2(-elapsed / PELT_HALF_LIFE_NS);
+        let target = if running { CAPACITY_SCALE } else { 0.0 };
+        self.util_avg = self.util_avg * keep + target * (1.0 - keep);
+        self.updated_at = now;
+    }
+
+    /// The value at `now` without changing the record (`running` as above).
+    pub fn peek(&self, now: SimTime, running: bool) -> f64 {
+        let mut copy = *self;
+        copy.update(now, running);
+        copy.util_avg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_life_is_32ms() {
+        let mut pelt = Pelt {
+            util_avg: 1024.0,
+            updated_at: SimTime::ZERO,
+        };
+        pelt.update(SimTime::from_ms(32), false);
+        assert!((pelt.util_avg - 512.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn always_running_converges_to_full() {
+        let mut pelt = Pelt::default();
+        for ms in 1..=400 {
+            pelt.update(SimTime::from_ms(ms), true);
+        }
+        assert!(pelt.util_avg > 1000.0);
+    }
+}
