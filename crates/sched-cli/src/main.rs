@@ -24,6 +24,12 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum TraceFormat {
+    Ftrace,
+    PerfettoJson,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print its wakeup-latency table and summary.
@@ -43,9 +49,16 @@ enum Command {
         /// as a trailing comment when --reasons is given).
         #[arg(long, value_name = "FILE")]
         trace_out: Option<PathBuf>,
-        /// Append the model's one-line reason to each trace line.
+        /// Append the model's one-line reason to each trace line (ftrace format).
         #[arg(long)]
         reasons: bool,
+        /// The --trace-out format: ftrace text (`trace` file layout, opens in
+        /// Perfetto) or Chrome trace-event JSON (opens in Perfetto and chrome://tracing).
+        #[arg(long, value_enum, default_value_t = TraceFormat::Ftrace)]
+        trace_format: TraceFormat,
+        /// Print lock statistics in the layout of the kernel's /proc/lock_stat.
+        #[arg(long)]
+        lockstat: bool,
     },
     /// Check a scenario and report every problem with its field path.
     Validate {
@@ -78,7 +91,20 @@ fn main() -> ExitCode {
             json,
             trace_out,
             reasons,
-        } => run(&scenario, seed, &set, json, trace_out.as_deref(), reasons),
+            trace_format,
+            lockstat,
+        } => run(
+            &scenario,
+            seed,
+            &set,
+            RunOutput {
+                json,
+                trace_out,
+                reasons,
+                trace_format,
+                lockstat,
+            },
+        ),
         Command::Validate { scenario, set } => validate(&scenario, &set),
         Command::Bench {
             scenario,
@@ -166,14 +192,16 @@ fn scenario_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn run(
-    name: &str,
-    seed: Option<u64>,
-    set: &[String],
+/// What `run` prints and writes.
+struct RunOutput {
     json: bool,
-    trace_out: Option<&Path>,
+    trace_out: Option<PathBuf>,
     reasons: bool,
-) -> Result<(), String> {
+    trace_format: TraceFormat,
+    lockstat: bool,
+}
+
+fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Result<(), String> {
     let (path, scenario) = load(name, seed, set)?;
     let mut sim = Simulator::new(&scenario).map_err(|errors| report(name, &errors))?;
     let end = sim.end_time();
@@ -205,10 +233,13 @@ fn run(
         progress.finish_and_clear();
     }
     let summary = sim.summary(&scenario_name(&path));
-    if let Some(out) = trace_out {
-        write_trace(&sim, out, reasons)?;
+    if let Some(out) = &output.trace_out {
+        match output.trace_format {
+            TraceFormat::Ftrace => write_trace(&sim, out, output.reasons)?,
+            TraceFormat::PerfettoJson => write_perfetto_json(&sim, out)?,
+        }
     }
-    if json {
+    if output.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&summary).expect("a summary serialises")
@@ -240,8 +271,13 @@ fn run(
         started.elapsed().as_secs_f64(),
         summary.trace_hash
     );
-    for throughput in &summary.throughput {
-        println!("throughput: {:.1} {}", throughput.value, throughput.unit);
+    for workload in &summary.throughput_by_workload {
+        let values: Vec<String> = workload
+            .values
+            .iter()
+            .map(|value| format!("{:.1} {}", value.value, value.unit))
+            .collect();
+        println!("throughput ({}): {}", workload.workload, values.join(", "));
     }
     println!(
         "utilization: {:.1} %, context switches: {}, wakeups: {}, latency samples: {}",
@@ -255,6 +291,16 @@ fn run(
         "migrations: smt {}, llc {}, cross-llc {}, cross-numa {}",
         migrations.smt, migrations.llc, migrations.cross_llc, migrations.cross_numa
     );
+    println!(
+        "idle while runnable: {:.3} ms in the same LLC, {:.3} ms machine-wide; cache refill {:.3} ms; scheduler overhead {:.3} ms",
+        summary.idle_while_runnable_ns.llc as f64 / 1e6,
+        summary.idle_while_runnable_ns.machine as f64 / 1e6,
+        summary.cache_refill_ns as f64 / 1e6,
+        summary.sched_overhead_ns as f64 / 1e6
+    );
+    if output.lockstat {
+        print!("{}", sched_core::lock::format_lock_stat(&summary.locks));
+    }
     Ok(())
 }
 
@@ -315,6 +361,59 @@ fn bench(name: &str, set: &[String], repeat: u32) -> Result<(), String> {
         rates[rates.len() - 1] / 1e6
     );
     Ok(())
+}
+
+/// Chrome trace-event JSON: one track per CPU with a slice per task run, and
+/// instant events for wakeups and migrations carrying the model's reason.
+fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
+    use sched_core::trace::{TaskNames, TraceKind};
+    use serde_json::json;
+    use std::io::Write;
+    let file = std::fs::File::create(out)
+        .map_err(|err| format!("error: cannot write {}: {err}", out.display()))?;
+    let mut writer = std::io::BufWriter::new(file);
+    let write_error = |err: std::io::Error| format!("error: writing {}: {err}", out.display());
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let mut events = Vec::new();
+    events.push(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": format!("{} ({})", sim.title, sim.topology.shape.name)}}));
+    for cpu in 0..sim.topology.n_cpus() {
+        events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_name", "args": {"name": format!("CPU {cpu}")}}));
+        events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_sort_index", "args": {"sort_index": cpu}}));
+    }
+    // Per CPU: who runs since when.
+    let mut running: Vec<Option<(u32, u64)>> = vec![None; sim.topology.n_cpus()];
+    let trace = &sim.trace;
+    for idx in 0..trace.len() {
+        let record = trace.get(idx);
+        let cpu = record.cpu as usize;
+        match record.kind {
+            TraceKind::SchedSwitch => {
+                if let Some((pid, since)) = running[cpu].take() {
+                    events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(since), "dur": us(record.time.as_ns() - since),
+                        "name": format!("{} {pid}", sim.comm(pid)), "args": {"pid": pid}}));
+                }
+                if record.arg0 != 0 {
+                    running[cpu] = Some((record.arg0, record.time.as_ns()));
+                }
+            }
+            TraceKind::SchedWakeup | TraceKind::SchedWakeupNew | TraceKind::SchedMigrateTask => {
+                events.push(json!({"ph": "i", "s": "t", "pid": 1, "tid": cpu, "ts": us(record.time.as_ns()),
+                    "name": format!("{} {}", record.kind.ftrace_name(), record.pid),
+                    "args": {"payload": trace.payload(idx, sim), "reason": trace.reason_text(idx)}}));
+            }
+            _ => {}
+        }
+    }
+    for (cpu, slot) in running.iter().enumerate() {
+        if let Some((pid, since)) = slot {
+            events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(*since), "dur": us(sim.now().as_ns() - since),
+                "name": format!("{} {pid}", sim.comm(*pid)), "args": {"pid": pid}}));
+        }
+    }
+    let document = json!({"traceEvents": events, "displayTimeUnit": "ns"});
+    serde_json::to_writer(&mut writer, &document)
+        .map_err(|err| format!("error: writing {}: {err}", out.display()))?;
+    writer.flush().map_err(write_error)
 }
 
 fn validate(name: &str, set: &[String]) -> Result<(), String> {

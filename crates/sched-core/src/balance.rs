@@ -214,7 +214,7 @@ impl Simulator {
                 level: sd.level.tag(),
                 newidle,
             };
-            self.move_queued_task(task_id, src, this_cpu, reason);
+            self.move_queued_task(!newidle, task_id, src, this_cpu, reason);
             moved += 1;
             imbalance -= 1;
         }

@@ -115,8 +115,13 @@ impl Dist {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
-    /// Use the CPU for this much work (at full speed).
-    Run { duration: Dist },
+    /// Use the CPU for this much work (at full speed). A `memory_bound` run moves
+    /// data: it slows down when threads share an LLC's or a node's memory bandwidth.
+    Run {
+        duration: Dist,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        memory_bound: bool,
+    },
     /// Sleep (off the CPU) for this long, then wake.
     Sleep { duration: Dist },
     /// Take a token from the channel, or block until one is posted.
@@ -126,6 +131,10 @@ pub enum Op {
         channel: String,
         #[serde(default = "one")]
         count: u32,
+        /// A synchronous wakeup (`WF_SYNC`, as pipes and sockets do): the poster is
+        /// about to sleep, which `wake_affine` takes into account.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sync: bool,
     },
     /// Wake every task waiting on the channel; keeps no token.
     WakeAll { channel: String },
@@ -133,6 +142,17 @@ pub enum Op {
     Reset { channel: String },
     /// Count one unit of the workload's throughput (a request, a message, a job).
     Complete,
+    /// Wait until `parties` tasks have arrived at this barrier, then all go on.
+    /// `label` names the phase that ends here (STREAM reports per phase).
+    Barrier {
+        channel: String,
+        parties: u32,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        label: String,
+    },
+    /// Change its own CPU affinity (`sched_setaffinity`, as `taskset -p` does); when
+    /// its CPU is no longer allowed it is moved at once.
+    SetAffinity { cpus: String },
     /// Repeat the body `count` times, or forever when `count` is absent.
     Loop {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,13 +172,16 @@ pub struct ChannelId(pub u32);
 /// A flattened program instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
-    Run(Dist),
+    Run(Dist, bool),
     Sleep(Dist),
     Wait(ChannelId),
-    Post(ChannelId, u32),
+    Post(ChannelId, u32, bool),
+    Barrier(ChannelId, u32, u32),
     WakeAll(ChannelId),
     Reset(ChannelId),
     Complete,
+    /// CPU numbers of the new affinity mask.
+    SetAffinity(Vec<u32>),
     /// Start of a loop; `end` is the index of its `LoopEnd`.
     LoopStart {
         count: Option<u32>,
@@ -181,6 +204,10 @@ pub struct Program {
 pub struct ChannelNames {
     pub ids: BTreeMap<String, ChannelId>,
     pub next: u32,
+    /// Tokens a channel starts with (free slots of a bounded buffer).
+    pub initial_tokens: BTreeMap<ChannelId, u64>,
+    /// Phase labels used by barriers, by index.
+    pub labels: Vec<String>,
 }
 
 impl ChannelNames {
@@ -192,6 +219,22 @@ impl ChannelNames {
         self.next += 1;
         self.ids.insert(name.to_string(), id);
         id
+    }
+
+    pub fn with_tokens(&mut self, name: &str, tokens: u64) -> ChannelId {
+        let id = self.id(name);
+        self.initial_tokens.insert(id, tokens);
+        id
+    }
+
+    pub fn label(&mut self, label: &str) -> u32 {
+        match self.labels.iter().position(|known| known == label) {
+            Some(idx) => idx as u32,
+            None => {
+                self.labels.push(label.to_string());
+                (self.labels.len() - 1) as u32
+            }
+        }
     }
 }
 
@@ -206,13 +249,31 @@ impl Program {
 fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
     for op in ops {
         match op {
-            Op::Run { duration } => out.push(Instr::Run(duration.clone())),
+            Op::Run {
+                duration,
+                memory_bound,
+            } => out.push(Instr::Run(duration.clone(), *memory_bound)),
             Op::Sleep { duration } => out.push(Instr::Sleep(duration.clone())),
             Op::Wait { channel } => out.push(Instr::Wait(channels.id(channel))),
-            Op::Post { channel, count } => out.push(Instr::Post(channels.id(channel), *count)),
+            Op::Post {
+                channel,
+                count,
+                sync,
+            } => out.push(Instr::Post(channels.id(channel), *count, *sync)),
+            Op::Barrier {
+                channel,
+                parties,
+                label,
+            } => {
+                let label = channels.label(label);
+                out.push(Instr::Barrier(channels.id(channel), *parties, label));
+            }
             Op::WakeAll { channel } => out.push(Instr::WakeAll(channels.id(channel))),
             Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
             Op::Complete => out.push(Instr::Complete),
+            Op::SetAffinity { cpus } => out.push(Instr::SetAffinity(
+                crate::cpuset::parse_cpu_list(cpus).unwrap_or_default(),
+            )),
             Op::Loop { count, body } => {
                 let start = out.len();
                 out.push(Instr::LoopStart {
@@ -240,13 +301,24 @@ fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
     for (idx, op) in ops.iter().enumerate() {
         let here = format!("{prefix}{idx}");
         match op {
-            Op::Run { duration } | Op::Sleep { duration } => {
+            Op::Run { duration, .. } | Op::Sleep { duration } => {
                 if let Err((field, message)) = duration.check() {
                     errors.push((format!("{here}.duration.{field}"), message));
                 }
             }
             Op::Post { count, .. } if *count == 0 => {
                 errors.push((format!("{here}.count"), "must be at least 1, got 0".into()));
+            }
+            Op::SetAffinity { cpus } => {
+                if let Err(message) = crate::cpuset::parse_cpu_list(cpus) {
+                    errors.push((format!("{here}.cpus"), message));
+                }
+            }
+            Op::Barrier { parties, .. } if *parties == 0 => {
+                errors.push((
+                    format!("{here}.parties"),
+                    "must be at least 1, got 0".into(),
+                ));
             }
             Op::Loop { count, body } => {
                 if count.is_none() && !takes_time(body) {
@@ -264,8 +336,8 @@ fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
 
 fn takes_time(ops: &[Op]) -> bool {
     ops.iter().any(|op| match op {
-        Op::Run { duration } | Op::Sleep { duration } => duration.can_take_time(),
-        Op::Wait { .. } => true,
+        Op::Run { duration, .. } | Op::Sleep { duration } => duration.can_take_time(),
+        Op::Wait { .. } | Op::Barrier { .. } => true,
         Op::Loop { body, .. } => takes_time(body),
         _ => false,
     })
@@ -282,10 +354,12 @@ mod tests {
             body: vec![
                 Op::Run {
                     duration: Dist::fixed_us(5.0),
+                    memory_bound: false,
                 },
                 Op::Post {
                     channel: "c".into(),
                     count: 1,
+                    sync: false,
                 },
             ],
         }];

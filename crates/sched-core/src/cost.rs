@@ -25,6 +25,17 @@ pub const DEFAULT_REFILL_CROSS_LLC_NS_PER_MIB: u64 = 60_000;
 pub const DEFAULT_REFILL_CROSS_NUMA_NS_PER_MIB: u64 = 120_000;
 pub const DEFAULT_SCAN_PER_CPU_NS: u64 = 25;
 pub const DEFAULT_BALANCE_ATTEMPT_NS: u64 = 400;
+/// Memory bandwidth an LLC (a CCX) can draw, in GB/s.
+pub const DEFAULT_MEMORY_LLC_GBPS: u32 = 40;
+/// Memory bandwidth a NUMA node's channels deliver, in GB/s.
+pub const DEFAULT_MEMORY_NODE_GBPS: u32 = 120;
+/// Runqueue lock hold time per acquisition, before any cache-line bounce.
+pub const DEFAULT_RQ_LOCK_HOLD_NS: u64 = 150;
+/// Extra hold time when the lock's cache line comes from another CPU of the LLC,
+/// another LLC, or another node.
+pub const DEFAULT_BOUNCE_LLC_NS: u64 = 40;
+pub const DEFAULT_BOUNCE_CROSS_LLC_NS: u64 = 120;
+pub const DEFAULT_BOUNCE_CROSS_NUMA_NS: u64 = 250;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -62,6 +73,18 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1000000))]
     pub balance_attempt_ns: Option<u64>,
+    /// Memory bandwidth one LLC can draw, in GB/s (default 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub memory_llc_gbps: Option<u32>,
+    /// Memory bandwidth of one NUMA node, in GB/s (default 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub memory_node_gbps: Option<u32>,
+    /// Runqueue lock hold time per acquisition, in ns (default 150).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000))]
+    pub rq_lock_hold_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +97,9 @@ pub struct Costs {
     pub refill_cross_numa_ns_per_mib: u64,
     pub scan_per_cpu_ns: u64,
     pub balance_attempt_ns: u64,
+    pub memory_llc_gbps: u32,
+    pub memory_node_gbps: u32,
+    pub rq_lock_hold_ns: u64,
 }
 
 impl CostsSpec {
@@ -97,6 +123,9 @@ impl CostsSpec {
             balance_attempt_ns: self
                 .balance_attempt_ns
                 .unwrap_or(DEFAULT_BALANCE_ATTEMPT_NS),
+            memory_llc_gbps: self.memory_llc_gbps.unwrap_or(DEFAULT_MEMORY_LLC_GBPS),
+            memory_node_gbps: self.memory_node_gbps.unwrap_or(DEFAULT_MEMORY_NODE_GBPS),
+            rq_lock_hold_ns: self.rq_lock_hold_ns.unwrap_or(DEFAULT_RQ_LOCK_HOLD_NS),
         }
     }
 }
@@ -111,6 +140,16 @@ impl Costs {
             MigrationDistance::CrossNuma => self.refill_cross_numa_ns_per_mib,
         };
         footprint_kib * per_mib / 1024
+    }
+}
+
+/// Extra lock hold time when the lock's cache line was last held `distance` away.
+pub fn bounce_ns(distance: MigrationDistance) -> u64 {
+    match distance {
+        MigrationDistance::SameCpu => 0,
+        MigrationDistance::Smt | MigrationDistance::Llc => DEFAULT_BOUNCE_LLC_NS,
+        MigrationDistance::CrossLlc => DEFAULT_BOUNCE_CROSS_LLC_NS,
+        MigrationDistance::CrossNuma => DEFAULT_BOUNCE_CROSS_NUMA_NS,
     }
 }
 

@@ -17,7 +17,8 @@ use crate::cost::{wall_time_for, work_done_in, Costs};
 use crate::cpuset::{parse_cpu_list, CpuSet};
 use crate::domains::Domains;
 use crate::event_queue::EventQueue;
-use crate::metrics::{Metrics, RunSummary, Throughput};
+use crate::lock::{LockStat, SpinLock};
+use crate::metrics::{IdleWhileRunnable, Metrics, RunSummary, Throughput, WorkloadThroughput};
 use crate::pelt::Pelt;
 use crate::rng::SimRng;
 use crate::runqueue::CfsRq;
@@ -29,6 +30,7 @@ use crate::trace::{
     Reason, TaskNames, Trace, TraceKind, TraceRecord, PREV_STATE_DEAD, PREV_STATE_RUNNING,
     PREV_STATE_SLEEPING,
 };
+use crate::workload::{ThroughputKind, STREAM_THREAD_BYTES_PER_US};
 use std::collections::VecDeque;
 
 /// What the queue holds.
@@ -57,6 +59,8 @@ pub enum Event {
 pub struct Channel {
     pub tokens: u64,
     pub waiters: VecDeque<TaskId>,
+    /// For a barrier: when it last released its waiters (the start of the phase).
+    pub last_release: SimTime,
 }
 
 /// Per-CPU bookkeeping beyond the runqueue.
@@ -84,6 +88,12 @@ pub struct CpuState {
     pub last_balance: Vec<SimTime>,
     pub balance_failed: Vec<u32>,
     pub max_newidle_lb_cost: Vec<u64>,
+    /// The running task is in a memory-bound run (it shares memory bandwidth).
+    pub memory_bound: bool,
+    /// Cached for the work-conservation figures: is the CPU idle, and how many
+    /// tasks wait in its runqueue.
+    pub counted_idle: bool,
+    pub counted_waiting: u32,
     pub resched_reason: Option<Reason>,
 }
 
@@ -98,7 +108,14 @@ pub enum StepOutcome {
 #[derive(Clone, Debug)]
 pub struct WorkloadInfo {
     pub label: String,
-    pub unit: String,
+    pub throughput: ThroughputKind,
+    /// Barrier phase labels (STREAM's kernels), by index.
+    pub phase_labels: Vec<String>,
+    /// Tasks not yet exited, and when the last one exited.
+    pub alive: u32,
+    pub finished_at: Option<SimTime>,
+    /// Shortest duration seen of each phase, by label index.
+    pub best_phase_ns: Vec<Option<u64>>,
 }
 
 #[derive(Clone, Debug)]
@@ -126,8 +143,14 @@ pub struct Simulator {
     resched_queue: VecDeque<CpuId>,
     events: u64,
     last_nohz_balance: SimTime,
-    /// Per task: the CPU that forks it (its leader's, or the first allowed CPU).
+    /// Per task: the task whose CPU forks it (its thread-group leader).
     fork_parent: Vec<Option<TaskId>>,
+    pub(crate) rq_locks: Vec<SpinLock>,
+    pub rq_lock_stat: LockStat,
+    /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
+    llc_idle: Vec<u32>,
+    llc_waiting: Vec<u32>,
+    gap_integrated_to: SimTime,
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
@@ -170,7 +193,17 @@ impl Simulator {
             for program in expansion.programs {
                 programs.push(offset_channels(program, channel_base));
             }
-            channels.extend((0..expansion.channels.next).map(|_| Channel::default()));
+            channels.extend((0..expansion.channels.next).map(|idx| {
+                Channel {
+                    tokens: expansion
+                        .channels
+                        .initial_tokens
+                        .get(&ChannelId(idx))
+                        .copied()
+                        .unwrap_or(0),
+                    ..Channel::default()
+                }
+            }));
             let first_task = tasks.len();
             for plan in expansion.tasks {
                 let leader_idx = first_task + plan.leader;
@@ -219,14 +252,27 @@ impl Simulator {
                     warm_cpu: None,
                     refill_debt_ns: 0,
                     footprint_kib: plan.footprint_kib,
+                    jitter: plan.jitter,
+                    run_memory_bound: false,
                 });
             }
+            let labels = expansion.channels.labels.clone();
             workloads.push(WorkloadInfo {
                 label: workload.label(),
-                unit: expansion.unit,
+                throughput: expansion.throughput,
+                best_phase_ns: vec![None; labels.len()],
+                phase_labels: labels,
+                alive: (tasks.len() - first_task) as u32,
+                finished_at: None,
             });
         }
 
+        let n_llcs = topology.llc_cpus.len();
+        let llc_idle_initial: Vec<u32> = topology
+            .llc_cpus
+            .iter()
+            .map(|cpus| cpus.len() as u32)
+            .collect();
         let cpu_states: Vec<CpuState> = (0..n_cpus)
             .map(|cpu_idx| {
                 let levels = domains.per_cpu[cpu_idx].len();
@@ -236,6 +282,7 @@ impl Simulator {
                     last_balance: vec![SimTime::ZERO; levels],
                     balance_failed: vec![0; levels],
                     max_newidle_lb_cost: vec![0; levels],
+                    counted_idle: true,
                     ..CpuState::default()
                 }
             })
@@ -272,6 +319,11 @@ impl Simulator {
             events: 0,
             last_nohz_balance: SimTime::ZERO,
             fork_parent,
+            rq_locks: vec![SpinLock::default(); n_cpus],
+            rq_lock_stat: LockStat::new("&rq->__lock"),
+            llc_idle: llc_idle_initial,
+            llc_waiting: vec![0; n_llcs],
+            gap_integrated_to: SimTime::ZERO,
         })
     }
 
@@ -310,6 +362,7 @@ impl Simulator {
             return StepOutcome::Finished;
         };
         debug_assert!(time >= self.now, "time went backwards");
+        self.integrate_gap(time);
         self.now = time;
         self.events += 1;
         match event {
@@ -478,6 +531,7 @@ impl Simulator {
         rq.insert(vruntime, task_id);
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
+        self.touch(cpu);
     }
 
     /// Takes the current task off its CPU because it blocks, sleeps or exits.
@@ -491,6 +545,8 @@ impl Simulator {
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
         self.cpus[cpu.0 as usize].run_gen += 1;
+        self.tasks[task_id.0 as usize].run_memory_bound = false;
+        self.refresh_memory_bound(cpu);
         self.request_resched(cpu, Reason::PrevStopped);
     }
 
@@ -524,6 +580,7 @@ impl Simulator {
     /// Detaches a queued task from `src` and attaches it to `dest` (load balancing).
     pub(crate) fn move_queued_task(
         &mut self,
+        kick: bool,
         task_id: TaskId,
         src: CpuId,
         dest: CpuId,
@@ -536,8 +593,17 @@ impl Simulator {
         rq.remove(vruntime, task_id);
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.touch(src);
+        // double_rq_lock(): the balancing CPU takes both runqueue locks.
+        self.lock_rq(src, dest);
+        self.lock_rq(dest, dest);
         self.set_task_cpu(task_id, dest, reason);
         self.enqueue_task(task_id, dest);
+        // `attach_task()` → `check_preempt_curr()`; a CPU pulling for itself in
+        // `newidle_balance` is already inside `schedule` and picks the task next.
+        if kick {
+            self.check_preempt_curr(dest, task_id);
+        }
     }
 
     // ----- Wakeups ----------------------------------------------------------
@@ -603,6 +669,7 @@ impl Simulator {
             let rq = &mut self.rqs[prev_cpu.0 as usize];
             rq.nr_running += 1;
             rq.load_weight += weight;
+            self.touch(prev_cpu);
             self.emit(
                 waker_cpu,
                 TraceKind::SchedWakeup,
@@ -616,8 +683,22 @@ impl Simulator {
         if let Some(waker) = waker {
             self.record_wakee(waker, task_id);
         }
+        self.place_woken_task(task_id, waker_cpu, waker, sync);
+    }
+
+    /// The placement half of `try_to_wake_up()`: pick a CPU, move and enqueue the
+    /// task there, and check for preemption.
+    fn place_woken_task(
+        &mut self,
+        task_id: TaskId,
+        waker_cpu: CpuId,
+        waker: Option<TaskId>,
+        sync: bool,
+    ) {
+        let pid = self.tasks[task_id.0 as usize].pid.0;
         let (target, reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
         self.set_task_cpu(task_id, target, reason);
+        self.lock_rq(target, waker_cpu);
         let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
@@ -684,6 +765,7 @@ impl Simulator {
     /// leftmost task (pulling one in `newidle_balance` if there is none), switch.
     fn schedule(&mut self, cpu: CpuId, reason: Reason) {
         let cpu_idx = cpu.0 as usize;
+        self.lock_rq(cpu, cpu);
         let prev = self.rqs[cpu_idx].curr;
         let mut prev_state_code = PREV_STATE_RUNNING;
         if let Some(prev_id) = prev {
@@ -709,6 +791,8 @@ impl Simulator {
             self.rqs[cpu_idx].remove(vruntime, next_id);
         }
         self.rqs[cpu_idx].curr = next;
+        self.touch(cpu);
+        self.refresh_memory_bound(cpu);
         let curr_vruntime = next.map(|task| self.tasks[task.0 as usize].vruntime);
         self.rqs[cpu_idx].update_min_vruntime(curr_vruntime);
         self.cpus[cpu_idx].run_gen += 1;
@@ -815,6 +899,9 @@ impl Simulator {
             Some(work) => {
                 let work = work + std::mem::take(&mut task.refill_debt_ns);
                 task.remaining_work = Some(work);
+                if self.refresh_memory_bound(cpu) {
+                    return;
+                }
                 self.schedule_run_done(cpu, work);
             }
             None => self.advance_program(task_id, cpu),
@@ -850,45 +937,95 @@ impl Simulator {
         self.metrics.cache_refill_ns += cost;
     }
 
-    /// Recomputes the speed of `cpu`'s core: a thread runs slower while a sibling is
-    /// busy. Running bursts are re-timed at the new speed.
+    /// Recomputes the speed of `cpu`'s core after its busy state changed.
     fn refresh_core_speed(&mut self, cpu: CpuId) {
         if self.topology.shape.threads_per_core < 2 {
             return;
         }
         let core = self.topology.core_of(cpu);
         let threads: Vec<CpuId> = self.topology.core_cpus[core.0 as usize].iter().collect();
-        let busy: Vec<bool> = threads
+        for thread in threads {
+            self.retime(thread);
+        }
+    }
+
+    /// Updates whether `cpu` runs a memory-bound burst; when that changes, every
+    /// memory-bound CPU of its node gets a new bandwidth share. Returns true when
+    /// `cpu`'s own burst was (re)queued.
+    fn refresh_memory_bound(&mut self, cpu: CpuId) -> bool {
+        let cpu_idx = cpu.0 as usize;
+        let now_bound = self.rqs[cpu_idx].curr.is_some_and(|task| {
+            let task = &self.tasks[task.0 as usize];
+            task.state == TaskState::Running(cpu) && task.run_memory_bound
+        });
+        if self.cpus[cpu_idx].memory_bound == now_bound {
+            return false;
+        }
+        self.cpus[cpu_idx].memory_bound = now_bound;
+        let node = self.topology.info(cpu).node.0 as usize;
+        let neighbours: Vec<CpuId> = self.topology.node_cpus[node]
             .iter()
-            .map(|thread| self.rqs[thread.0 as usize].curr.is_some())
+            .filter(|other| *other != cpu && self.cpus[other.0 as usize].memory_bound)
             .collect();
-        for (idx, thread) in threads.iter().enumerate() {
-            let sibling_busy = busy
-                .iter()
-                .enumerate()
-                .any(|(other, is_busy)| other != idx && *is_busy);
-            let speed = if sibling_busy {
-                self.costs.smt_speed_permille
-            } else {
-                1000
+        for other in neighbours {
+            self.retime(other);
+        }
+        self.retime(cpu)
+    }
+
+    /// The speed `cpu` runs at now, in permille: SMT sharing times its share of
+    /// memory bandwidth (for a memory-bound burst).
+    fn target_speed(&self, cpu: CpuId) -> u32 {
+        let mut speed = 1000u64;
+        if self.topology.shape.threads_per_core > 1
+            && self
+                .topology
+                .siblings(cpu)
+                .any(|sibling| self.rqs[sibling.0 as usize].curr.is_some())
+        {
+            speed = self.costs.smt_speed_permille as u64;
+        }
+        if self.cpus[cpu.0 as usize].memory_bound {
+            let demand_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;
+            let info = self.topology.info(cpu);
+            let count = |set: &crate::cpuset::CpuSet| {
+                set.iter()
+                    .filter(|other| self.cpus[other.0 as usize].memory_bound)
+                    .count()
+                    .max(1) as f64
             };
-            let thread_idx = thread.0 as usize;
-            if self.cpus[thread_idx].speed_permille == speed {
-                continue;
+            let llc_share = self.costs.memory_llc_gbps as f64
+                / (count(&self.topology.llc_cpus[info.llc.0 as usize]) * demand_gbps);
+            let node_share = self.costs.memory_node_gbps as f64
+                / (count(&self.topology.node_cpus[info.node.0 as usize]) * demand_gbps);
+            let share = llc_share.min(node_share).min(1.0);
+            speed = (speed as f64 * share) as u64;
+        }
+        speed.max(1) as u32
+    }
+
+    /// Applies `target_speed` to `cpu`: work done so far is charged at the old speed
+    /// and a running burst is re-timed. Returns true when it queued the burst's end.
+    fn retime(&mut self, cpu: CpuId) -> bool {
+        let speed = self.target_speed(cpu);
+        let cpu_idx = cpu.0 as usize;
+        if self.cpus[cpu_idx].speed_permille == speed {
+            return false;
+        }
+        self.update_curr(cpu);
+        self.cpus[cpu_idx].speed_permille = speed;
+        let Some(task_id) = self.rqs[cpu_idx].curr else {
+            return false;
+        };
+        let task = &self.tasks[task_id.0 as usize];
+        let in_burst = task.state == TaskState::Running(cpu) && task.charged_until <= self.now;
+        match (in_burst, task.remaining_work) {
+            (true, Some(work)) => {
+                self.cpus[cpu_idx].run_gen += 1;
+                self.schedule_run_done(cpu, work);
+                true
             }
-            // Charge the work done so far at the old speed, then re-time the burst.
-            self.update_curr(*thread);
-            self.cpus[thread_idx].speed_permille = speed;
-            let Some(task_id) = self.rqs[thread_idx].curr else {
-                continue;
-            };
-            let task = &self.tasks[task_id.0 as usize];
-            let in_burst =
-                task.state == TaskState::Running(*thread) && task.charged_until <= self.now;
-            if let (true, Some(work)) = (in_burst, task.remaining_work) {
-                self.cpus[thread_idx].run_gen += 1;
-                self.schedule_run_done(*thread, work);
-            }
+            _ => false,
         }
     }
 
@@ -939,6 +1076,10 @@ impl Simulator {
         };
         self.update_curr(cpu);
         self.tasks[task_id.0 as usize].remaining_work = None;
+        if self.tasks[task_id.0 as usize].run_memory_bound {
+            self.tasks[task_id.0 as usize].run_memory_bound = false;
+            self.refresh_memory_bound(cpu);
+        }
         self.advance_program(task_id, cpu);
     }
 
@@ -974,6 +1115,7 @@ impl Simulator {
         if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
             return;
         }
+        self.lock_rq(cpu, cpu);
         self.update_curr(cpu);
         let rq = &self.rqs[cpu_idx];
         if rq.nr_running <= 1 {
@@ -1020,7 +1162,7 @@ impl Simulator {
             self.tasks[tidx].pc = pc + 1;
             steps_without_time += 1;
             match instr {
-                Instr::Run(dist) => {
+                Instr::Run(dist, memory_bound) => {
                     let mut work = dist.sample_ns(&mut self.rng);
                     if work == 0 && steps_without_time > 10_000 {
                         work = 1_000;
@@ -1030,6 +1172,12 @@ impl Simulator {
                     }
                     let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
                     self.tasks[tidx].remaining_work = Some(work);
+                    self.tasks[tidx].run_memory_bound = memory_bound;
+                    // A memory-bound run sets this CPU's speed (and its neighbours');
+                    // if that already timed the run, it is queued.
+                    if memory_bound && self.refresh_memory_bound(cpu) {
+                        return;
+                    }
                     self.schedule_run_done(cpu, work);
                     return;
                 }
@@ -1050,10 +1198,10 @@ impl Simulator {
                     self.dequeue_curr(task_id, cpu, TaskState::Blocked);
                     return;
                 }
-                Instr::Post(channel, count) => {
+                Instr::Post(channel, count, sync) => {
                     for _ in 0..count {
                         match self.channels[channel.0 as usize].waiters.pop_front() {
-                            Some(waiter) => self.try_to_wake_up(waiter, cpu, Some(task_id), false),
+                            Some(waiter) => self.try_to_wake_up(waiter, cpu, Some(task_id), sync),
                             None => self.channels[channel.0 as usize].tokens += 1,
                         }
                     }
@@ -1068,6 +1216,49 @@ impl Simulator {
                     }
                 }
                 Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
+                Instr::Barrier(channel, parties, label) => {
+                    let chan = &mut self.channels[channel.0 as usize];
+                    if chan.tokens + 1 < parties as u64 {
+                        chan.tokens += 1;
+                        chan.waiters.push_back(task_id);
+                        self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                        return;
+                    }
+                    // The last to arrive: the phase is over, everyone goes on.
+                    let phase = (self.now - chan.last_release).as_ns();
+                    chan.tokens = 0;
+                    chan.last_release = self.now;
+                    let waiters: Vec<TaskId> = chan.waiters.drain(..).collect();
+                    let group = self.tasks[tidx].group as usize;
+                    if let Some(best) = self.workloads[group].best_phase_ns.get_mut(label as usize)
+                    {
+                        *best = Some(best.map_or(phase, |known| known.min(phase)));
+                    }
+                    for waiter in waiters {
+                        self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+                    }
+                }
+                Instr::SetAffinity(cpus) => {
+                    let n_cpus = self.topology.n_cpus();
+                    let mask = CpuSet::from_cpus(
+                        n_cpus,
+                        cpus.iter()
+                            .filter(|cpu| (**cpu as usize) < n_cpus)
+                            .map(|cpu| CpuId(*cpu)),
+                    );
+                    if mask.is_empty() {
+                        continue; // the kernel refuses an empty mask (EINVAL)
+                    }
+                    let must_move = !mask.contains(cpu);
+                    self.tasks[tidx].affinity = mask;
+                    if must_move {
+                        // set_cpus_allowed_ptr(): the running task is pushed off this
+                        // CPU and placed again as if woken.
+                        self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                        self.place_woken_task(task_id, cpu, None, false);
+                        return;
+                    }
+                }
                 Instr::Complete => {
                     let group = self.tasks[tidx].group as usize;
                     self.metrics.completed[group] += 1;
@@ -1105,6 +1296,73 @@ impl Simulator {
         let pid = self.pid_of(task_id);
         self.emit(cpu, TraceKind::SchedProcessExit, pid, 0, 0, Reason::None);
         self.dequeue_curr(task_id, cpu, TaskState::Exited);
+        let group = self.tasks[task_id.0 as usize].group as usize;
+        let workload = &mut self.workloads[group];
+        workload.alive -= 1;
+        if workload.alive == 0 {
+            workload.finished_at = Some(self.now);
+            if self.workloads.iter().all(|workload| workload.alive == 0) {
+                // Every task has exited: the run is over.
+                self.queue.push(self.now, Event::End);
+            }
+        }
+    }
+
+    /// Adds the work-conservation gap accumulated since the last event: CPU time
+    /// idle while tasks waited on another runqueue of the same LLC (and anywhere).
+    fn integrate_gap(&mut self, until: SimTime) {
+        let elapsed = (until - self.gap_integrated_to).as_ns();
+        self.gap_integrated_to = until;
+        if elapsed == 0 {
+            return;
+        }
+        let mut idle_total = 0u64;
+        let mut waiting_total = 0u64;
+        for (idle, waiting) in self.llc_idle.iter().zip(&self.llc_waiting) {
+            idle_total += *idle as u64;
+            waiting_total += *waiting as u64;
+            self.metrics.idle_while_runnable_llc_ns += elapsed * (*idle).min(*waiting) as u64;
+        }
+        self.metrics.idle_while_runnable_machine_ns += elapsed * idle_total.min(waiting_total);
+    }
+
+    /// Refreshes the cached idle/waiting figures of `cpu` after its runqueue changed.
+    pub(crate) fn touch(&mut self, cpu: CpuId) {
+        let cpu_idx = cpu.0 as usize;
+        let idle = self.cpu_is_idle(cpu);
+        // Waiting means queued behind a running task (not on a CPU about to run it).
+        let waiting = if self.rqs[cpu_idx].curr.is_some() {
+            self.rqs[cpu_idx].queued.len() as u32
+        } else {
+            0
+        };
+        let llc = self.topology.llc_of(cpu).0 as usize;
+        let state = &mut self.cpus[cpu_idx];
+        if state.counted_idle != idle {
+            if idle {
+                self.llc_idle[llc] += 1;
+            } else {
+                self.llc_idle[llc] -= 1;
+            }
+            state.counted_idle = idle;
+        }
+        if state.counted_waiting != waiting {
+            self.llc_waiting[llc] = self.llc_waiting[llc] + waiting - state.counted_waiting;
+            state.counted_waiting = waiting;
+        }
+    }
+
+    /// Takes `cpu`'s runqueue lock from `by`: the spin and the hold are `by`'s overhead.
+    pub(crate) fn lock_rq(&mut self, cpu: CpuId, by: CpuId) {
+        let hold = self.costs.rq_lock_hold_ns;
+        let cost = self.rq_locks[cpu.0 as usize].acquire(
+            self.now,
+            by,
+            hold,
+            &self.topology,
+            &mut self.rq_lock_stat,
+        );
+        self.charge_overhead(by, cost);
     }
 
     // ----- Views for the CLI and the UI -------------------------------------
@@ -1122,21 +1380,67 @@ impl Simulator {
         }
     }
 
-    pub fn summary(&self, scenario_name: &str) -> RunSummary {
+    /// Throughput of each workload, in its benchmark's own unit(s).
+    pub fn throughputs(&self) -> Vec<(String, Vec<Throughput>)> {
         let elapsed_s = self.now.as_ns() as f64 / 1e9;
-        let throughput = self
-            .workloads
+        let rate = |completed: u64| {
+            if elapsed_s > 0.0 {
+                completed as f64 / elapsed_s
+            } else {
+                0.0
+            }
+        };
+        self.workloads
             .iter()
             .zip(&self.metrics.completed)
-            .map(|(workload, completed)| Throughput {
-                unit: workload.unit.clone(),
-                value: if elapsed_s > 0.0 {
-                    *completed as f64 / elapsed_s
-                } else {
-                    0.0
-                },
+            .map(|(workload, completed)| {
+                let values = match &workload.throughput {
+                    ThroughputKind::Rate { unit } => vec![Throughput {
+                        unit: unit.clone(),
+                        value: rate(*completed),
+                    }],
+                    ThroughputKind::CompletionTime { fallback_unit } => {
+                        match workload.finished_at {
+                            Some(at) => vec![Throughput {
+                                unit: "s".into(),
+                                value: at.as_ns() as f64 / 1e9,
+                            }],
+                            None => vec![Throughput {
+                                unit: fallback_unit.clone(),
+                                value: rate(*completed),
+                            }],
+                        }
+                    }
+                    ThroughputKind::StreamPhases { bytes_per_phase } => bytes_per_phase
+                        .iter()
+                        .map(|(label, bytes)| {
+                            let best = workload
+                                .phase_labels
+                                .iter()
+                                .position(|known| known == label)
+                                .and_then(|idx| workload.best_phase_ns[idx]);
+                            Throughput {
+                                unit: format!("MB/s {label}"),
+                                value: best
+                                    .map_or(0.0, |ns| *bytes as f64 * 1000.0 / ns.max(1) as f64),
+                            }
+                        })
+                        .collect(),
+                };
+                (workload.label.clone(), values)
             })
-            .collect();
+            .collect()
+    }
+
+    pub fn summary(&self, scenario_name: &str) -> RunSummary {
+        let by_workload = self.throughputs();
+        let throughput = by_workload
+            .first()
+            .and_then(|(_, values)| values.first().cloned())
+            .unwrap_or(Throughput {
+                unit: "ops/s".into(),
+                value: 0.0,
+            });
         let busy: u64 = self.busy_ns().iter().sum();
         let capacity = self.now.as_ns() as f64 * self.topology.n_cpus() as f64;
         RunSummary {
@@ -1148,14 +1452,26 @@ impl Simulator {
             trace_hash: self.trace.hash_hex(),
             wakeup_latency_us: self.metrics.latency_percentiles(),
             throughput,
+            throughput_by_workload: by_workload
+                .into_iter()
+                .map(|(workload, values)| WorkloadThroughput { workload, values })
+                .collect(),
             utilization: if capacity > 0.0 {
                 busy as f64 / capacity
             } else {
                 0.0
             },
+            idle_while_runnable_ns: IdleWhileRunnable {
+                llc: self.metrics.idle_while_runnable_llc_ns,
+                machine: self.metrics.idle_while_runnable_machine_ns,
+            },
             context_switches: self.metrics.context_switches,
             wakeups: self.metrics.wakeups,
             migrations: self.metrics.migrations.clone(),
+            locks: vec![self.rq_lock_stat.clone()],
+            avg_freq_mhz: crate::topology::nominal_mhz(&self.topology.shape.name) as f64,
+            cache_refill_ns: self.metrics.cache_refill_ns,
+            sched_overhead_ns: self.metrics.sched_overhead_ns,
         }
     }
 
@@ -1206,6 +1522,19 @@ impl Simulator {
                 ));
             }
         }
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            let state = &self.cpus[cpu_idx];
+            if rq.curr.is_none()
+                && !rq.queued.is_empty()
+                && !state.leaving_idle
+                && !state.need_resched
+            {
+                return Err(format!(
+                    "CPU {cpu_idx} is idle with {} tasks queued and nothing will make it schedule",
+                    rq.queued.len()
+                ));
+            }
+        }
         for channel in &self.channels {
             for waiter in &channel.waiters {
                 if self.tasks[waiter.0 as usize].state != TaskState::Blocked {
@@ -1214,6 +1543,17 @@ impl Simulator {
             }
         }
         Ok(())
+    }
+}
+
+impl WorkloadInfo {
+    /// The unit a live rate of completed work is shown in.
+    pub fn rate_unit(&self) -> String {
+        match &self.throughput {
+            ThroughputKind::Rate { unit } => unit.clone(),
+            ThroughputKind::CompletionTime { fallback_unit } => fallback_unit.clone(),
+            ThroughputKind::StreamPhases { .. } => "phases/s".into(),
+        }
     }
 }
 
@@ -1245,7 +1585,10 @@ fn offset_channels(program: Program, base: u32) -> Program {
             .into_iter()
             .map(|instr| match instr {
                 Instr::Wait(channel) => Instr::Wait(shift(channel)),
-                Instr::Post(channel, count) => Instr::Post(shift(channel), count),
+                Instr::Post(channel, count, sync) => Instr::Post(shift(channel), count, sync),
+                Instr::Barrier(channel, parties, label) => {
+                    Instr::Barrier(shift(channel), parties, label)
+                }
                 Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
                 Instr::Reset(channel) => Instr::Reset(shift(channel)),
                 other => other,

@@ -13,6 +13,7 @@ pub mod cpuset;
 pub mod domains;
 pub mod engine;
 pub mod event_queue;
+pub mod lock;
 pub mod metrics;
 pub mod pelt;
 pub mod rng;

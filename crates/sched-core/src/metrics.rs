@@ -29,8 +29,11 @@ pub struct Metrics {
     pub busy_ns: Vec<u64>,
     /// Time spent refilling caches after migrations.
     pub cache_refill_ns: u64,
-    /// CPU time spent in scheduler paths (idle scans, balancing).
+    /// CPU time spent in scheduler paths (idle scans, balancing, lock spinning).
     pub sched_overhead_ns: u64,
+    /// CPU time idle while tasks waited on a runqueue of the same LLC, and anywhere.
+    pub idle_while_runnable_llc_ns: u64,
+    pub idle_while_runnable_machine_ns: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -70,6 +73,8 @@ impl Metrics {
             busy_ns: vec![0; n_cpus],
             cache_refill_ns: 0,
             sched_overhead_ns: 0,
+            idle_while_runnable_llc_ns: 0,
+            idle_while_runnable_machine_ns: 0,
         }
     }
 
@@ -140,6 +145,21 @@ pub struct Throughput {
     pub value: f64,
 }
 
+/// Throughput of one workload (STREAM has one figure per kernel).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WorkloadThroughput {
+    pub workload: String,
+    pub values: Vec<Throughput>,
+}
+
+/// The work-conservation gap: CPU time idle while a task waited on another
+/// runqueue of the same LLC (`llc`) or of the machine (`machine`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct IdleWhileRunnable {
+    pub llc: u64,
+    pub machine: u64,
+}
+
 /// The summary of a run (also what the CLI prints with `--json`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunSummary {
@@ -150,11 +170,19 @@ pub struct RunSummary {
     pub trace_events: u64,
     pub trace_hash: String,
     pub wakeup_latency_us: LatencyPercentiles,
-    pub throughput: Vec<Throughput>,
+    /// The first workload's headline figure.
+    pub throughput: Throughput,
+    pub throughput_by_workload: Vec<WorkloadThroughput>,
     pub utilization: f64,
+    pub idle_while_runnable_ns: IdleWhileRunnable,
     pub context_switches: u64,
     pub wakeups: u64,
     pub migrations: MigrationCounts,
+    pub locks: Vec<crate::lock::LockStat>,
+    /// The preset's nominal frequency (no frequency model yet).
+    pub avg_freq_mhz: f64,
+    pub cache_refill_ns: u64,
+    pub sched_overhead_ns: u64,
 }
 
 impl RunSummary {

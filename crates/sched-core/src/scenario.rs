@@ -168,9 +168,7 @@ impl Scenario {
                     }
                 }
             }
-            if workload.check().is_empty() {
-                n_tasks += workload.expand().tasks.len();
-            }
+            n_tasks += workload.task_count() as usize;
         }
         if n_tasks > MAX_TASKS {
             errors.push(ScenarioError {

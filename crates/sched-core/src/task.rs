@@ -109,6 +109,10 @@ pub struct Task {
     pub refill_debt_ns: u64,
     /// Data it keeps in cache, in KiB (from its workload).
     pub footprint_kib: u64,
+    /// TurboSched's "jitter" class (short bursts that may be packed).
+    pub jitter: bool,
+    /// Its current run is memory-bound (shares memory bandwidth).
+    pub run_memory_bound: bool,
 }
 
 impl Task {

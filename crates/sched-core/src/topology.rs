@@ -191,6 +191,20 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
+/// Nominal (base) frequency of each preset, in MHz; 2000 for a custom machine.
+pub fn nominal_mhz(name: &str) -> u32 {
+    match name {
+        "xeon-2s10c" => 2200,
+        "skylake-18c" => 2500,
+        "ryzen-7950x" => 4500,
+        "milan-72" | "zen3-2s64c" => 2450,
+        "zen4-2s128c" => 2250,
+        "icelake-2s32c" => 2400,
+        "power9-smt4" => 3200,
+        _ => 2000,
+    }
+}
+
 pub fn find_preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|preset| preset.name == name)
 }

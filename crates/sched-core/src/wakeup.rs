@@ -410,7 +410,9 @@ impl Simulator {
             if !group.intersects(allowed) {
                 continue;
             }
-            let stats = self.group_stats(group, Some(allowed));
+            // Statistics cover the whole group, not only the CPUs the task may use
+            // (`update_sg_wakeup_stats()`): this is what lets pinned tasks pile up.
+            let stats = self.group_stats(group, None);
             if group.contains(this_cpu) {
                 local = Some(stats);
                 continue;

@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::{hogs, preset, run_sleep, scenario, schbench};
+use common::{
+    hackbench, hogs, kcompile, netperf, preset, run_sleep, scenario, schbench, schbench_pipe,
+    stream, tbench, turbo_bench,
+};
 use proptest::prelude::*;
 use sched_core::Simulator;
 
@@ -21,6 +24,14 @@ fn workload_strategy() -> impl Strategy<Value = sched_core::workload::WorkloadSp
         (1u32..40, 1.0f64..2000.0, 1.0f64..2000.0)
             .prop_map(|(n, run, sleep)| run_sleep("w", n, run, sleep)),
         (1u32..20, -5i32..5).prop_map(|(n, nice)| hogs("hog", n, nice)),
+        (1u32..3, 1u32..20, 1u32..6).prop_map(|(g, l, f)| hackbench(g, l, f)),
+        (1u32..16).prop_map(netperf),
+        (1u32..8).prop_map(tbench),
+        (1u32..12, 1u32..30).prop_map(|(jobs, units)| kcompile(jobs, units)),
+        (1u32..8, any::<bool>())
+            .prop_map(|(threads, pinned)| stream(threads, pinned.then(|| "0-3".to_string()))),
+        (1u32..6).prop_map(turbo_bench),
+        (1u32..6).prop_map(schbench_pipe),
     ]
 }
 

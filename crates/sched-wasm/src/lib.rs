@@ -182,7 +182,7 @@ impl SimHandle {
             .sim
             .workloads
             .iter()
-            .map(|workload| json!({ "label": workload.label, "unit": workload.unit }))
+            .map(|workload| json!({ "label": workload.label, "unit": workload.rate_unit() }))
             .collect();
         json!({ "tasks": tasks, "workloads": workloads }).to_string()
     }

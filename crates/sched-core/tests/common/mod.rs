@@ -47,6 +47,7 @@ pub fn schbench(
         worker_threads,
         cputime_us,
         sleeptime_us,
+        pipe_bytes: None,
         cpus: None,
         nice: 0,
         footprint_kib: 256,
@@ -70,6 +71,7 @@ pub fn run_sleep(comm: &str, count: u32, run_us: f64, sleep_us: f64) -> Workload
                 body: vec![
                     Op::Run {
                         duration: Dist::Exponential { mean_us: run_us },
+                        memory_bound: false,
                     },
                     Op::Sleep {
                         duration: Dist::Exponential { mean_us: sleep_us },
@@ -97,8 +99,75 @@ pub fn hogs(comm: &str, count: u32, nice: i32) -> WorkloadSpec {
                 count: None,
                 body: vec![Op::Run {
                     duration: Dist::fixed_us(10_000.0),
+                    memory_bound: false,
                 }],
             }],
         }],
+    })
+}
+
+pub fn hackbench(groups: u32, loops: u32, fds: u32) -> WorkloadSpec {
+    WorkloadSpec::Hackbench(sched_core::workload::HackbenchSpec {
+        groups,
+        loops,
+        fds,
+        buffer_messages: 8,
+        write_us: 1.5,
+        read_us: 1.0,
+        footprint_kib: 32,
+    })
+}
+
+pub fn netperf(pairs: u32) -> WorkloadSpec {
+    WorkloadSpec::Netperf(sched_core::workload::NetperfSpec {
+        mode: sched_core::workload::NetperfMode::UdpRr,
+        pairs,
+        footprint_kib: 16,
+    })
+}
+
+pub fn tbench(clients: u32) -> WorkloadSpec {
+    WorkloadSpec::Tbench(sched_core::workload::TbenchSpec {
+        clients,
+        footprint_kib: 128,
+    })
+}
+
+pub fn kcompile(jobs: u32, units: u32) -> WorkloadSpec {
+    WorkloadSpec::Kcompile(sched_core::workload::KcompileSpec {
+        jobs,
+        units,
+        unit_ms: 5.0,
+        footprint_kib: 2048,
+    })
+}
+
+pub fn stream(threads: u32, cpus: Option<String>) -> WorkloadSpec {
+    WorkloadSpec::Stream(sched_core::workload::StreamSpec {
+        threads,
+        cpus,
+        array_size: 100_000,
+        ntimes: 3,
+    })
+}
+
+pub fn turbo_bench(cpu_bound: u32) -> WorkloadSpec {
+    WorkloadSpec::TurboBench(sched_core::workload::TurboBenchSpec {
+        cpu_bound,
+        jitter_run_us: 200.0,
+        jitter_sleep_us: 2000.0,
+    })
+}
+
+pub fn schbench_pipe(message_threads: u32) -> WorkloadSpec {
+    WorkloadSpec::Schbench(SchbenchSpec {
+        message_threads,
+        worker_threads: 1,
+        cputime_us: 0,
+        sleeptime_us: 0,
+        pipe_bytes: Some(512),
+        cpus: None,
+        nice: 0,
+        footprint_kib: 64,
     })
 }

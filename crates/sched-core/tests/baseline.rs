@@ -1,0 +1,193 @@
+//! Directions the baseline model must show (the trade-offs the seeds measure).
+
+mod common;
+
+use common::{hogs, preset, scenario};
+use sched_core::behaviour::{Dist, Op};
+use sched_core::cfs::KnobPreset;
+use sched_core::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
+use sched_core::Simulator;
+
+fn run(scenario: &sched_core::Scenario) -> sched_core::metrics::RunSummary {
+    let mut sim = Simulator::new(scenario).expect("valid scenario");
+    sim.run_to_end();
+    sim.summary("test")
+}
+
+fn tasks(
+    comm: &str,
+    count: u32,
+    cpus: Option<&str>,
+    footprint_kib: u64,
+    program: Vec<Op>,
+) -> WorkloadSpec {
+    WorkloadSpec::Tasks(TasksSpec {
+        unit: "loops".into(),
+        tasks: vec![TaskTemplate {
+            comm: comm.into(),
+            count,
+            nice: 0,
+            cpus: cpus.map(String::from),
+            start_us: 0,
+            record_latency: true,
+            footprint_kib,
+            program,
+        }],
+    })
+}
+
+fn run_us(us: f64) -> Op {
+    Op::Run {
+        duration: Dist::fixed_us(us),
+        memory_bound: false,
+    }
+}
+
+#[test]
+fn an_overcommitted_llc_rarely_idles_while_tasks_wait_and_newidle_balance_is_why() {
+    // 12 sleepy tasks on 8 CPUs (2 LLCs): more runnable tasks than CPUs in an LLC.
+    let workload = tasks(
+        "w",
+        12,
+        None,
+        64,
+        vec![Op::Loop {
+            count: None,
+            body: vec![
+                Op::Run {
+                    duration: Dist::Exponential { mean_us: 3000.0 },
+                    memory_bound: false,
+                },
+                Op::Sleep {
+                    duration: Dist::Exponential { mean_us: 1000.0 },
+                },
+                Op::Complete,
+            ],
+        }],
+    );
+    let mut with = scenario(preset("teaching-small"), vec![workload], 3_000, 11);
+    let with_summary = run(&with);
+    with.policy.newidle_balance.enabled = false;
+    let without_summary = run(&with);
+    let capacity_ns = 3_000_000_000u64 * 8;
+    let gap_with = with_summary.idle_while_runnable_ns.llc as f64 / capacity_ns as f64;
+    let gap_without = without_summary.idle_while_runnable_ns.llc as f64 / capacity_ns as f64;
+    assert!(
+        gap_with < 0.05,
+        "LLC gap with newidle balance: {:.3} of CPU time",
+        gap_with
+    );
+    assert!(
+        gap_without > 1.5 * gap_with,
+        "gap without newidle {gap_without:.4} vs with {gap_with:.4}"
+    );
+}
+
+#[test]
+fn a_large_footprint_runs_slower_when_forced_across_llcs_on_every_wakeup() {
+    // One task, 4 MiB of data: it either stays on CPU 0 or alternates between
+    // CPU 0 and CPU 4 (the other LLC) every wakeup, via sched_setaffinity.
+    let body = |second: &str| {
+        vec![Op::Loop {
+            count: None,
+            body: vec![
+                Op::SetAffinity { cpus: "0".into() },
+                run_us(1000.0),
+                Op::Complete,
+                Op::Sleep {
+                    duration: Dist::fixed_us(500.0),
+                },
+                Op::SetAffinity {
+                    cpus: second.into(),
+                },
+                run_us(1000.0),
+                Op::Complete,
+                Op::Sleep {
+                    duration: Dist::fixed_us(500.0),
+                },
+            ],
+        }]
+    };
+    let stays = run(&scenario(
+        preset("teaching-small"),
+        vec![tasks("w", 1, None, 4096, body("0"))],
+        1_000,
+        1,
+    ));
+    let moves = run(&scenario(
+        preset("teaching-small"),
+        vec![tasks("w", 1, None, 4096, body("4"))],
+        1_000,
+        1,
+    ));
+    assert!(moves.migrations.cross_llc > 100, "{:?}", moves.migrations);
+    assert_eq!(stays.migrations.cross_llc, 0);
+    assert!(
+        moves.throughput.value < 0.9 * stays.throughput.value,
+        "moving {} vs staying {} loops/s",
+        moves.throughput.value,
+        stays.throughput.value
+    );
+}
+
+#[test]
+fn two_busy_smt_siblings_do_less_than_twice_one_threads_work() {
+    let hog = |cpus: &str| {
+        tasks(
+            "hog",
+            1,
+            Some(cpus),
+            0,
+            vec![Op::Loop {
+                count: None,
+                body: vec![run_us(1000.0), Op::Complete],
+            }],
+        )
+    };
+    let alone = run(&scenario(
+        preset("teaching-small"),
+        vec![hog("0")],
+        1_000,
+        1,
+    ));
+    let pair = run(&scenario(
+        preset("teaching-small"),
+        vec![hog("0"), hog("1")],
+        1_000,
+        1,
+    ));
+    let pair_total: f64 = pair
+        .throughput_by_workload
+        .iter()
+        .map(|w| w.values[0].value)
+        .sum();
+    let single = alone.throughput.value;
+    assert!(
+        pair_total < 1.5 * single,
+        "pair {pair_total} vs single {single}"
+    );
+    assert!(pair_total > single, "pair {pair_total} vs single {single}");
+}
+
+#[test]
+fn the_hhvm_knobs_switch_less_and_migrate_more_when_cpu_bound_and_overcommitted() {
+    // 10 CPU-bound tasks per CPU: the period stretches to nr_running * min_granularity,
+    // so HHVM's 10 ms min_granularity (against 3 ms) means longer slices; its zero
+    // migration cost means no task is ever cache-hot to the load balancer.
+    let mut base = scenario(preset("teaching-small"), vec![hogs("hog", 80, 0)], 2_000, 3);
+    let default = run(&base);
+    base.knobs.preset = KnobPreset::Hhvm;
+    let hhvm = run(&base);
+    assert!(
+        hhvm.context_switches < default.context_switches,
+        "switches: hhvm {} vs default {}",
+        hhvm.context_switches,
+        default.context_switches
+    );
+    assert!(
+        hhvm.migrations.total() >= default.migrations.total(),
+        "migrations: hhvm {:?} vs default {:?}",
+        hhvm.migrations,
+        default.migrations
+    );
+}
