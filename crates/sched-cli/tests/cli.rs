@@ -154,3 +154,120 @@ fn trace_out_writes_ftrace_text() {
         .lines()
         .any(|line| line.contains("sched_wakeup: comm=schbench-worker")));
 }
+
+#[test]
+fn lockstat_prints_the_kernel_layout() {
+    let (ok, stdout, stderr) = schedlab(&[
+        "run",
+        "teaching-small",
+        "--set",
+        "duration_ms=100",
+        "--lockstat",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("lock_stat version 0.4"), "{stdout}");
+    assert!(
+        stdout.contains("con-bounces    contentions   waittime-min"),
+        "{stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("&rq->__lock:"))
+        .expect("an rq lock row");
+    let acquisitions: u64 = row.split_whitespace().nth(8).unwrap().parse().unwrap();
+    assert!(acquisitions > 0, "{row}");
+}
+
+#[test]
+fn perfetto_json_has_cpu_tracks_and_slices() {
+    let out = std::env::temp_dir().join(format!("schedlab-perfetto-{}.json", std::process::id()));
+    let out_str = out.to_string_lossy().into_owned();
+    let (ok, _, stderr) = schedlab(&[
+        "run",
+        "teaching-small",
+        "--set",
+        "duration_ms=20",
+        "--trace-out",
+        &out_str,
+        "--trace-format",
+        "perfetto-json",
+    ]);
+    assert!(ok, "{stderr}");
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).ok();
+    let events = value["traceEvents"].as_array().unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "M" && e["args"]["name"] == "CPU 7"));
+    let slices: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert!(!slices.is_empty());
+    assert!(slices.iter().all(|e| e["dur"].as_f64().unwrap() >= 0.0));
+    assert!(events
+        .iter()
+        .any(|e| e["ph"] == "i" && e["args"]["reason"].as_str().is_some_and(|r| !r.is_empty())));
+}
+
+#[test]
+fn json_reports_every_metric_the_docs_name() {
+    let (ok, stdout, stderr) = schedlab(&[
+        "run",
+        "hackbench-7950x",
+        "--set",
+        "workloads.0.loops=20",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        value["throughput"]["unit"], "s",
+        "hackbench reports its completion time"
+    );
+    assert!(value["throughput"]["value"].as_f64().unwrap() > 0.0);
+    for key in ["llc", "machine"] {
+        assert!(value["idle_while_runnable_ns"][key].is_u64());
+    }
+    for key in ["smt", "llc", "cross_llc", "cross_numa"] {
+        assert!(value["migrations"][key].is_u64());
+    }
+    let lock = &value["locks"][0];
+    for key in [
+        "class",
+        "con_bounces",
+        "contentions",
+        "waittime_min_ns",
+        "waittime_max_ns",
+        "waittime_total_ns",
+        "waittime_avg_ns",
+        "acq_bounces",
+        "acquisitions",
+        "holdtime_avg_ns",
+    ] {
+        assert!(!lock[key].is_null(), "locks[0].{key}");
+    }
+    assert!(value["utilization"].as_f64().unwrap() > 0.0);
+    assert!(value["avg_freq_mhz"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn stream_reports_mb_per_second_per_kernel() {
+    let (ok, stdout, stderr) = schedlab(&[
+        "run",
+        "stream8-pinned-zen3",
+        "--set",
+        "workloads.0.ntimes=2",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let units: Vec<&str> = value["throughput_by_workload"][0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["unit"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        units,
+        vec!["MB/s Copy", "MB/s Scale", "MB/s Add", "MB/s Triad"]
+    );
+}

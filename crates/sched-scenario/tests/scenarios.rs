@@ -86,7 +86,9 @@ fn unknown_fields_and_kinds_are_named() {
     let found = messages(&text);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("workloads.0.kind: must be one of \"schbench\", \"tasks\""),
+        found[0].starts_with(
+            "workloads.0.kind: must be one of \"schbench\", \"hackbench\", \"netperf\""
+        ) && found[0].ends_with("got \"schbench2\""),
         "{found:?}"
     );
 }

@@ -131,9 +131,12 @@ impl SimHandle {
         out
     }
 
-    /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa, completed]`.
+    /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa,
+    /// completed, idle-while-runnable ns (LLC), (machine), rq lock contentions,
+    /// rq lock acquisitions, rq lock wait ns, cache refill ns, scheduler overhead ns]`.
     pub fn counters(&self) -> Vec<f64> {
         let metrics = &self.sim.metrics;
+        let lock = &self.sim.rq_lock_stat;
         vec![
             metrics.context_switches as f64,
             metrics.wakeups as f64,
@@ -141,7 +144,14 @@ impl SimHandle {
             metrics.migrations.llc as f64,
             metrics.migrations.cross_llc as f64,
             metrics.migrations.cross_numa as f64,
-            metrics.completed.iter().sum::<u64>() as f64,
+            metrics.completed.first().copied().unwrap_or(0) as f64,
+            metrics.idle_while_runnable_llc_ns as f64,
+            metrics.idle_while_runnable_machine_ns as f64,
+            lock.contentions as f64,
+            lock.acquisitions as f64,
+            lock.waittime_total_ns as f64,
+            metrics.cache_refill_ns as f64,
+            metrics.sched_overhead_ns as f64,
         ]
     }
 

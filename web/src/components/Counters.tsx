@@ -1,36 +1,52 @@
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
-import { formatCount } from '../base/format';
+import { formatCount, formatDuration } from '../base/format';
+import { Counter } from '../engine/protocol';
 
 export function Counters({ store }: { store: AppStore }) {
   const frame = useAppState(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
   if (!frame || !loaded) return null;
-  const counters = frame.counters;
+  const at = (index: number) => frame.counters[index] ?? 0;
   const busy = frame.busyNs.reduce((sum, ns) => sum + ns, 0);
   const capacity = frame.nowNs * frame.busyNs.length;
   const utilization = capacity > 0 ? (100 * busy) / capacity : 0;
+  const gapPct = capacity > 0 ? (100 * at(Counter.idleWhileRunnableLlcNs)) / capacity : 0;
   const seconds = frame.nowNs / 1e9;
-  const throughput = seconds > 0 ? (counters[6] ?? 0) / seconds : 0;
+  const throughput = seconds > 0 ? at(Counter.completed) / seconds : 0;
   const unit = loaded.workloads[0]?.unit ?? 'ops/s';
+  const acquisitions = at(Counter.lockAcquisitions);
   return (
     <section className="panel" aria-labelledby="counters-title">
       <h2 id="counters-title">Run so far</h2>
       <dl className="counters">
         <dt>utilisation</dt>
-        <dd>{utilization.toFixed(1)} %</dd>
+        <dd data-testid="utilization">{utilization.toFixed(1)} %</dd>
+        <dt title="CPU time idle while a task waited on another runqueue of the same LLC">idle while runnable (LLC)</dt>
+        <dd data-testid="idle-while-runnable">
+          {formatDuration(at(Counter.idleWhileRunnableLlcNs))} ({gapPct.toFixed(2)} %)
+        </dd>
         <dt>throughput</dt>
         <dd>
           {throughput.toFixed(1)} {unit}
         </dd>
         <dt>context switches</dt>
-        <dd>{formatCount(counters[0] ?? 0)}</dd>
+        <dd>{formatCount(at(Counter.switches))}</dd>
         <dt>wakeups</dt>
-        <dd>{formatCount(counters[1] ?? 0)}</dd>
+        <dd>{formatCount(at(Counter.wakeups))}</dd>
         <dt>migrations</dt>
         <dd>
-          SMT {formatCount(counters[2] ?? 0)} · LLC {formatCount(counters[3] ?? 0)} · cross-LLC {formatCount(counters[4] ?? 0)} ·
-          cross-NUMA {formatCount(counters[5] ?? 0)}
+          SMT {formatCount(at(Counter.migrationsSmt))} · LLC {formatCount(at(Counter.migrationsLlc))} · cross-LLC{' '}
+          {formatCount(at(Counter.migrationsCrossLlc))} · cross-NUMA {formatCount(at(Counter.migrationsCrossNuma))}
+        </dd>
+        <dt>rq lock</dt>
+        <dd>
+          {formatCount(at(Counter.lockContentions))} of {formatCount(acquisitions)} contended, {formatDuration(at(Counter.lockWaitNs))}{' '}
+          spinning
+        </dd>
+        <dt>cache refill · sched paths</dt>
+        <dd>
+          {formatDuration(at(Counter.cacheRefillNs))} · {formatDuration(at(Counter.schedOverheadNs))}
         </dd>
       </dl>
     </section>

@@ -69,7 +69,7 @@ export interface Frame {
   readonly busyNs: Float64Array;
   /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples. */
   readonly latency: Float64Array;
-  /** switches, wakeups, migrations smt/llc/cross-llc/cross-numa, completed. */
+  /** See `Counter` for the index of each figure. */
   readonly counters: Float64Array;
   /** Trace records added since the previous frame (the newest ones, capped). */
   readonly newTrace: readonly TraceLine[];
@@ -94,3 +94,21 @@ export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {
   }
   return lines;
 }
+
+/** Indexes into `Frame.counters` (the bridge's `counters()` order). */
+export const Counter = {
+  switches: 0,
+  wakeups: 1,
+  migrationsSmt: 2,
+  migrationsLlc: 3,
+  migrationsCrossLlc: 4,
+  migrationsCrossNuma: 5,
+  completed: 6,
+  idleWhileRunnableLlcNs: 7,
+  idleWhileRunnableMachineNs: 8,
+  lockContentions: 9,
+  lockAcquisitions: 10,
+  lockWaitNs: 11,
+  cacheRefillNs: 12,
+  schedOverheadNs: 13,
+} as const;

@@ -44,7 +44,9 @@ describe('scenario schema validation in the browser', () => {
 
   it('lists the valid kinds for an unknown kind', () => {
     const value = { ...GOOD, workloads: [{ ...GOOD.workloads[0], kind: 'schbench2' }] };
-    expect(problemsOf(value)).toEqual(['workloads.0.kind: must be one of "schbench", "tasks", got "schbench2"']);
+    expect(problemsOf(value)).toEqual([
+      'workloads.0.kind: must be one of "schbench", "hackbench", "netperf", "tbench", "kcompile", "stream", "turbo_bench", "tasks", got "schbench2"',
+    ]);
   });
 
   it('reports wrong types', () => {
