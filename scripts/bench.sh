@@ -9,8 +9,7 @@ bin=target/release/schedlab
 echo "== native ($(uname -m)), $(date -u +%Y-%m-%d)"
 "$bin" bench teaching-small --repeat 5
 "$bin" bench sis-schbench-t19 --repeat 5
-# The largest preset: 512 CPUs, 8 x 60 schbench threads.
-"$bin" bench sis-schbench-t19 --repeat 3 \
-  --set topology.preset=zen4-2s128c --set workloads.0.message_threads=8 \
-  --set workloads.0.worker_threads=60 --set workloads.0.cputime_us=3000 \
-  --set workloads.0.sleeptime_us=2000 --set duration_ms=2000
+"$bin" bench hackbench-7950x --repeat 3 --set workloads.0.loops=200
+# The largest preset: 512 CPUs (2 x 128-core Zen4) running hackbench with 16 groups.
+"$bin" bench hackbench-7950x --repeat 3 --set topology.preset=zen4-2s128c \
+  --set workloads.0.groups=16 --set workloads.0.loops=200
