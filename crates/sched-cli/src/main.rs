@@ -298,6 +298,15 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
         summary.cache_refill_ns as f64 / 1e6,
         summary.sched_overhead_ns as f64 / 1e6
     );
+    if !sim.groups.is_empty() {
+        println!(
+            "cfs bandwidth: {} cgroups, {} throttles, {} unthrottles, {} task-group visits by tree walks",
+            sim.groups.len(),
+            summary.bandwidth.throttles,
+            summary.bandwidth.unthrottles,
+            summary.bandwidth.tg_walk_visits
+        );
+    }
     if output.lockstat {
         print!("{}", sched_core::lock::format_lock_stat(&summary.locks));
     }

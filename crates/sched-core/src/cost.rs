@@ -85,6 +85,11 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 100000))]
     pub rq_lock_hold_ns: Option<u64>,
+    /// The cores' clock, in MHz (default: the machine's nominal frequency). Work runs
+    /// at `frequency_mhz / nominal`: half the clock, twice the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 10000))]
+    pub frequency_mhz: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,11 +105,18 @@ pub struct Costs {
     pub memory_llc_gbps: u32,
     pub memory_node_gbps: u32,
     pub rq_lock_hold_ns: u64,
+    /// Clock relative to nominal, in permille (1000 = nominal).
+    pub frequency_permille: u32,
+    pub frequency_mhz: u32,
 }
 
 impl CostsSpec {
-    pub fn resolve(&self) -> Costs {
+    /// Resolves against the machine's nominal frequency.
+    pub fn resolve(&self, nominal_mhz: u32) -> Costs {
+        let frequency_mhz = self.frequency_mhz.unwrap_or(nominal_mhz);
         Costs {
+            frequency_mhz,
+            frequency_permille: (frequency_mhz as u64 * 1000 / nominal_mhz.max(1) as u64) as u32,
             context_switch_ns: self.context_switch_ns.unwrap_or(DEFAULT_CONTEXT_SWITCH_NS),
             idle_exit_latency_ns: self
                 .idle_exit_latency_ns
@@ -170,7 +182,7 @@ mod tests {
 
     #[test]
     fn refill_grows_with_distance() {
-        let costs = CostsSpec::default().resolve();
+        let costs = CostsSpec::default().resolve(2000);
         let llc = costs.refill_ns(1024, MigrationDistance::Llc);
         let cross = costs.refill_ns(1024, MigrationDistance::CrossLlc);
         let numa = costs.refill_ns(1024, MigrationDistance::CrossNuma);

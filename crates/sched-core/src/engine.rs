@@ -11,6 +11,7 @@
 //! Simplification: a reschedule takes effect at the instant it is requested (no
 //! IPI delay), and the switch itself costs no time in this first model.
 
+use crate::bandwidth::{BandwidthStats, TaskGroup};
 use crate::behaviour::{ChannelId, Instr, Program};
 use crate::cfs::{calc_delta_fair, Knobs};
 use crate::cost::{wall_time_for, work_done_in, Costs};
@@ -51,6 +52,8 @@ pub enum Event {
     /// An idle CPU that had a task woken onto it is ready to schedule.
     IdleExit(CpuId),
     Tick(CpuId),
+    /// A cgroup's bandwidth period ends: refill its quota.
+    BandwidthRefresh(u32),
     End,
 }
 
@@ -151,6 +154,10 @@ pub struct Simulator {
     llc_idle: Vec<u32>,
     llc_waiting: Vec<u32>,
     gap_integrated_to: SimTime,
+    /// Task groups (cgroups), for CFS bandwidth control.
+    pub groups: Vec<TaskGroup>,
+    pub(crate) pending_throttle: Vec<u32>,
+    pub bandwidth: BandwidthStats,
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
@@ -183,6 +190,7 @@ impl Simulator {
 
         let mut tasks = Vec::new();
         let mut fork_parent = Vec::new();
+        let mut groups: Vec<TaskGroup> = Vec::new();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
         let mut workloads = Vec::new();
@@ -205,6 +213,23 @@ impl Simulator {
                 }
             }));
             let first_task = tasks.len();
+            let group_base = groups.len() as u32;
+            for group in &expansion.groups {
+                let period_ns = group.period_us * 1_000;
+                let quota_ns = group.quota_machine_fraction.map(|fraction| {
+                    ((fraction * n_cpus as f64 * period_ns as f64) as u64).max(1_000)
+                });
+                groups.push(TaskGroup {
+                    name: group.name.clone(),
+                    parent: group.parent.map(|parent| group_base + parent as u32),
+                    quota_ns,
+                    period_ns,
+                    runtime_ns: quota_ns.unwrap_or(0) as i64,
+                    throttled: false,
+                    tasks: Vec::new(),
+                    subtree_size: 1,
+                });
+            }
             for plan in expansion.tasks {
                 let leader_idx = first_task + plan.leader;
                 fork_parent.push((leader_idx != tasks.len()).then_some(TaskId(leader_idx as u32)));
@@ -254,7 +279,13 @@ impl Simulator {
                     footprint_kib: plan.footprint_kib,
                     jitter: plan.jitter,
                     run_memory_bound: false,
+                    cgroup: plan.cgroup.map(|group| group_base + group as u32),
                 });
+                if let Some(group) = plan.cgroup {
+                    groups[group_base as usize + group]
+                        .tasks
+                        .push(TaskId(tasks.len() as u32 - 1));
+                }
             }
             let labels = expansion.channels.labels.clone();
             workloads.push(WorkloadInfo {
@@ -267,6 +298,9 @@ impl Simulator {
             });
         }
 
+        let costs = scenario
+            .costs
+            .resolve(crate::topology::nominal_mhz(&topology.shape.name));
         let n_llcs = topology.llc_cpus.len();
         let llc_idle_initial: Vec<u32> = topology
             .llc_cpus
@@ -278,7 +312,7 @@ impl Simulator {
                 let levels = domains.per_cpu[cpu_idx].len();
                 CpuState {
                     avg_idle_ns: 2 * knobs.sched_migration_cost_ns,
-                    speed_permille: 1000,
+                    speed_permille: costs.frequency_permille,
                     last_balance: vec![SimTime::ZERO; levels],
                     balance_failed: vec![0; levels],
                     max_newidle_lb_cost: vec![0; levels],
@@ -287,7 +321,23 @@ impl Simulator {
                 }
             })
             .collect();
+        // Subtree sizes: every group counts itself in each of its ancestors.
+        for idx in 0..groups.len() {
+            let mut parent = groups[idx].parent;
+            while let Some(up) = parent {
+                groups[up as usize].subtree_size += 1;
+                parent = groups[up as usize].parent;
+            }
+        }
         let mut queue = EventQueue::default();
+        for (idx, group) in groups.iter().enumerate() {
+            if group.quota_ns.is_some() {
+                queue.push(
+                    SimTime(group.period_ns),
+                    Event::BandwidthRefresh(idx as u32),
+                );
+            }
+        }
         for (idx, task) in tasks.iter().enumerate() {
             queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
         }
@@ -300,7 +350,7 @@ impl Simulator {
             topology,
             domains,
             knobs,
-            costs: scenario.costs.resolve(),
+            costs,
             policy: scenario.policy.resolve(),
             tasks,
             workloads,
@@ -324,6 +374,9 @@ impl Simulator {
             llc_idle: llc_idle_initial,
             llc_waiting: vec![0; n_llcs],
             gap_integrated_to: SimTime::ZERO,
+            groups,
+            pending_throttle: Vec::new(),
+            bandwidth: BandwidthStats::default(),
         })
     }
 
@@ -379,6 +432,7 @@ impl Simulator {
                 self.request_resched(cpu, Reason::LeftIdle);
             }
             Event::Tick(cpu) => self.scheduler_tick(cpu),
+            Event::BandwidthRefresh(group) => self.refresh_bandwidth(group),
             Event::End => {
                 self.finish();
                 return StepOutcome::Finished;
@@ -463,6 +517,7 @@ impl Simulator {
         }
         let vruntime = task.vruntime;
         self.rqs[cpu.0 as usize].update_min_vruntime(Some(vruntime));
+        self.account_bandwidth(task_id, cpu, delta);
     }
 
     fn close_busy_interval(&mut self, cpu: CpuId) {
@@ -522,7 +577,7 @@ impl Simulator {
 
     // ----- Enqueue, dequeue, migrate ----------------------------------------
 
-    fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId) {
+    pub(crate) fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId) {
         let task = &mut self.tasks[task_id.0 as usize];
         task.state = TaskState::Queued(cpu);
         task.cpu = cpu;
@@ -535,7 +590,7 @@ impl Simulator {
     }
 
     /// Takes the current task off its CPU because it blocks, sleeps or exits.
-    fn dequeue_curr(&mut self, task_id: TaskId, cpu: CpuId, new_state: TaskState) {
+    pub(crate) fn dequeue_curr(&mut self, task_id: TaskId, cpu: CpuId, new_state: TaskState) {
         self.update_curr(cpu);
         let task = &mut self.tasks[task_id.0 as usize];
         debug_assert_eq!(task.state, TaskState::Running(cpu));
@@ -632,6 +687,11 @@ impl Simulator {
         task.last_ran = self.now;
         task.charged_until = self.now;
         let pid = task.pid.0;
+        if self.task_throttled(task_id) {
+            self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
+            self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
+            return;
+        }
         self.enqueue_task(task_id, cpu);
         self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
         self.check_preempt_curr(cpu, task_id);
@@ -704,6 +764,12 @@ impl Simulator {
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
         task.woken_at = Some(self.now);
         self.metrics.wakeups += 1;
+        if self.task_throttled(task_id) {
+            // Its cgroup is out of quota: it waits on the throttled cfs_rq.
+            self.tasks[task_id.0 as usize].state = TaskState::Throttled(target);
+            self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+            return;
+        }
         self.enqueue_task(task_id, target);
         self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
         self.check_preempt_curr(target, task_id);
@@ -711,7 +777,7 @@ impl Simulator {
 
     /// `check_preempt_wakeup()`: preempt when the current task's vruntime is ahead of
     /// the woken task's by more than the (weighted) wakeup granularity.
-    fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId) {
+    pub(crate) fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId) {
         let Some(curr) = self.rqs[cpu.0 as usize].curr else {
             let state = &mut self.cpus[cpu.0 as usize];
             if !state.leaving_idle && !state.need_resched {
@@ -741,6 +807,25 @@ impl Simulator {
 
     // ----- Scheduling -------------------------------------------------------
 
+    pub(crate) fn request_resched_for_bandwidth(&mut self, cpu: CpuId) {
+        self.request_resched(cpu, Reason::Throttled);
+    }
+
+    pub(crate) fn push_event(&mut self, time: SimTime, event: Event) {
+        self.queue.push(time, event);
+    }
+
+    /// Takes a waiting (not running) task off its runqueue.
+    pub(crate) fn dequeue_queued(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &self.tasks[task_id.0 as usize];
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.remove(vruntime, task_id);
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.touch(cpu);
+    }
+
     fn request_resched(&mut self, cpu: CpuId, reason: Reason) {
         let state = &mut self.cpus[cpu.0 as usize];
         if !state.need_resched {
@@ -751,6 +836,7 @@ impl Simulator {
     }
 
     fn drain_resched(&mut self) {
+        self.apply_pending_throttles();
         while let Some(cpu) = self.resched_queue.pop_front() {
             self.cpus[cpu.0 as usize].need_resched = false;
             let reason = self.cpus[cpu.0 as usize]
@@ -778,6 +864,7 @@ impl Simulator {
                     self.rqs[cpu_idx].insert(vruntime, prev_id);
                 }
                 TaskState::Exited => prev_state_code = PREV_STATE_DEAD,
+                TaskState::Throttled(_) => prev_state_code = PREV_STATE_RUNNING,
                 _ => prev_state_code = PREV_STATE_SLEEPING,
             }
         }
@@ -976,14 +1063,14 @@ impl Simulator {
     /// The speed `cpu` runs at now, in permille: SMT sharing times its share of
     /// memory bandwidth (for a memory-bound burst).
     fn target_speed(&self, cpu: CpuId) -> u32 {
-        let mut speed = 1000u64;
+        let mut speed = self.costs.frequency_permille as u64;
         if self.topology.shape.threads_per_core > 1
             && self
                 .topology
                 .siblings(cpu)
                 .any(|sibling| self.rqs[sibling.0 as usize].curr.is_some())
         {
-            speed = self.costs.smt_speed_permille as u64;
+            speed = speed * self.costs.smt_speed_permille as u64 / 1000;
         }
         if self.cpus[cpu.0 as usize].memory_bound {
             let demand_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;
@@ -1469,9 +1556,10 @@ impl Simulator {
             wakeups: self.metrics.wakeups,
             migrations: self.metrics.migrations.clone(),
             locks: vec![self.rq_lock_stat.clone()],
-            avg_freq_mhz: crate::topology::nominal_mhz(&self.topology.shape.name) as f64,
+            avg_freq_mhz: self.costs.frequency_mhz as f64,
             cache_refill_ns: self.metrics.cache_refill_ns,
             sched_overhead_ns: self.metrics.sched_overhead_ns,
+            bandwidth: self.bandwidth.clone(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! the [`trace::Trace`]. Nothing here knows about JSON, WebAssembly or the browser.
 
 pub mod balance;
+pub mod bandwidth;
 pub mod behaviour;
 pub mod cfs;
 pub mod cost;

@@ -183,6 +183,7 @@ pub struct RunSummary {
     pub avg_freq_mhz: f64,
     pub cache_refill_ns: u64,
     pub sched_overhead_ns: u64,
+    pub bandwidth: crate::bandwidth::BandwidthStats,
 }
 
 impl RunSummary {

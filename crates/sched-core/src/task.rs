@@ -36,6 +36,9 @@ pub enum TaskState {
     Queued(CpuId),
     Sleeping,
     Blocked,
+    /// Runnable, but its cgroup has used its CFS bandwidth quota for this period;
+    /// parked on this CPU's throttled `cfs_rq` until the quota is refilled.
+    Throttled(CpuId),
     Exited,
 }
 
@@ -43,7 +46,7 @@ impl TaskState {
     /// The letter `sched_switch` prints for a task leaving the CPU in this state.
     pub fn prev_state_letter(self) -> &'static str {
         match self {
-            TaskState::Running(_) | TaskState::Queued(_) => "R+",
+            TaskState::Running(_) | TaskState::Queued(_) | TaskState::Throttled(_) => "R+",
             TaskState::Sleeping | TaskState::Blocked => "S",
             TaskState::Exited => "X",
             TaskState::Unborn => "R",
@@ -113,6 +116,8 @@ pub struct Task {
     pub jitter: bool,
     /// Its current run is memory-bound (shares memory bandwidth).
     pub run_memory_bound: bool,
+    /// Its cgroup (index into the simulator's task groups), if any.
+    pub cgroup: Option<u32>,
 }
 
 impl Task {

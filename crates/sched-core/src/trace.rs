@@ -119,6 +119,8 @@ pub enum Reason {
     },
     /// Switch: the previous task blocked, slept or exited.
     PrevStopped,
+    /// Switch: the task's cgroup ran out of CFS bandwidth quota.
+    Throttled,
     /// Switch: the CPU had been idle and a task arrived.
     LeftIdle,
 }
@@ -191,6 +193,7 @@ impl Reason {
                 format!("woken pid {woken_pid} preempted: its vruntime is behind by more than the wakeup granularity")
             }
             Reason::PrevStopped => "the previous task blocked, slept or exited".to_string(),
+            Reason::Throttled => "its cgroup used up its CFS bandwidth quota: throttled".to_string(),
             Reason::LeftIdle => format!("CPU {cpu} was idle; pid {pid} runs at once"),
         }
     }

@@ -27,6 +27,10 @@ pub enum WorkloadSpec {
     Stream(StreamSpec),
     /// turbo_bench: N CPU-bound tasks and 2N short "jitter" tasks.
     TurboBench(TurboBenchSpec),
+    /// A cgroup tree (`depth` levels of `width` children) whose every leaf runs a
+    /// schbench under a CFS bandwidth quota: together the leaves may use
+    /// `quota_pct` of the machine each `period_us`.
+    CgroupTree(CgroupTreeSpec),
     /// Tasks written by hand, each with a behaviour program.
     Tasks(TasksSpec),
 }
@@ -228,6 +232,45 @@ fn jitter_sleep_us() -> f64 {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct CgroupTreeSpec {
+    #[schemars(range(min = 1, max = 8))]
+    pub depth: u32,
+    #[schemars(range(min = 1, max = 64))]
+    pub width: u32,
+    /// The leaves' combined quota, in percent of the whole machine (default 80).
+    #[serde(default = "eighty")]
+    #[schemars(range(min = 1, max = 100))]
+    pub quota_pct: u32,
+    /// The bandwidth period (`cpu.cfs_period_us`, default 10000).
+    #[serde(default = "ten_thousand")]
+    #[schemars(range(min = 1000, max = 1000000))]
+    pub period_us: u64,
+    /// The schbench each leaf runs (`-m`, `-t`, `-c`, `-s`).
+    pub leaf: LeafSchbench,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSchbench {
+    #[schemars(range(min = 1, max = 64))]
+    pub message_threads: u32,
+    #[schemars(range(min = 1, max = 256))]
+    pub worker_threads: u32,
+    #[schemars(range(min = 0, max = 10000000))]
+    pub cputime_us: u64,
+    #[schemars(range(min = 0, max = 10000000))]
+    pub sleeptime_us: u64,
+}
+
+fn eighty() -> u32 {
+    80
+}
+fn ten_thousand() -> u64 {
+    10_000
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TasksSpec {
     /// What one completed unit of work is called (for the throughput figure).
     #[serde(default = "default_unit")]
@@ -288,6 +331,18 @@ pub struct TaskPlan {
     pub footprint_kib: u64,
     /// TurboSched's "jitter" class: short, unimportant bursts.
     pub jitter: bool,
+    /// Index of its cgroup in the expansion's `groups`.
+    pub cgroup: Option<usize>,
+}
+
+/// A cgroup a workload creates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupPlan {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// Quota per period as a fraction of the whole machine's CPU time.
+    pub quota_machine_fraction: Option<f64>,
+    pub period_us: u64,
 }
 
 /// How a workload's throughput is reported, in the benchmark's own unit.
@@ -309,6 +364,7 @@ pub struct Expansion {
     pub programs: Vec<Program>,
     pub channels: ChannelNames,
     pub throughput: ThroughputKind,
+    pub groups: Vec<GroupPlan>,
 }
 
 impl Expansion {
@@ -318,6 +374,7 @@ impl Expansion {
             programs: Vec::new(),
             channels: ChannelNames::default(),
             throughput,
+            groups: Vec::new(),
         }
     }
 
@@ -351,6 +408,7 @@ fn plan(comm: &str, program: usize, leader: usize, footprint_kib: u64) -> TaskPl
         leader,
         footprint_kib,
         jitter: false,
+        cgroup: None,
     }
 }
 
@@ -423,6 +481,15 @@ impl WorkloadSpec {
                 "turbo_bench: {} CPU-bound + {} jitter",
                 spec.cpu_bound,
                 2 * spec.cpu_bound
+            ),
+            WorkloadSpec::CgroupTree(spec) => format!(
+                "cgroup tree d{} w{} ({} leaves at {} %), schbench -m {} -t {} per leaf",
+                spec.depth,
+                spec.width,
+                spec.width.pow(spec.depth),
+                spec.quota_pct,
+                spec.leaf.message_threads,
+                spec.leaf.worker_threads
             ),
             WorkloadSpec::Tasks(spec) => {
                 let names: Vec<&str> = spec.tasks.iter().map(|task| task.comm.as_str()).collect();
@@ -503,6 +570,25 @@ impl WorkloadSpec {
                     }
                 }
             }
+            WorkloadSpec::CgroupTree(spec) => {
+                at_least_one("depth", spec.depth as u64);
+                at_least_one("width", spec.width as u64);
+                let leaves = (spec.width as u64).saturating_pow(spec.depth);
+                if leaves > 4096 {
+                    errors.push((
+                        "width".into(),
+                        format!(
+                            "width^depth makes {leaves} leaf cgroups; at most 4096 are modelled"
+                        ),
+                    ));
+                }
+                if spec.leaf.cputime_us == 0 && spec.leaf.sleeptime_us == 0 {
+                    errors.push((
+                        "leaf.cputime_us".into(),
+                        "cputime_us and sleeptime_us cannot both be 0".into(),
+                    ));
+                }
+            }
             WorkloadSpec::Tasks(spec) => {
                 if spec.tasks.is_empty() {
                     errors.push(("tasks".into(), "must list at least one task".into()));
@@ -541,6 +627,11 @@ impl WorkloadSpec {
             WorkloadSpec::Kcompile(spec) => spec.jobs.min(spec.units) as u64,
             WorkloadSpec::Stream(spec) => spec.threads as u64,
             WorkloadSpec::TurboBench(spec) => 3 * spec.cpu_bound as u64,
+            WorkloadSpec::CgroupTree(spec) => {
+                (spec.width as u64).saturating_pow(spec.depth)
+                    * spec.leaf.message_threads as u64
+                    * (1 + spec.leaf.worker_threads as u64)
+            }
             WorkloadSpec::Tasks(spec) => spec.tasks.iter().map(|task| task.count as u64).sum(),
         }
     }
@@ -554,6 +645,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kcompile(spec) => expand_kcompile(spec),
             WorkloadSpec::Stream(spec) => expand_stream(spec),
             WorkloadSpec::TurboBench(spec) => expand_turbo_bench(spec),
+            WorkloadSpec::CgroupTree(spec) => expand_cgroup_tree(spec),
             WorkloadSpec::Tasks(spec) => expand_tasks(spec),
         }
     }
@@ -586,10 +678,23 @@ impl WorkloadSpec {
 
 fn expand_schbench(spec: &SchbenchSpec) -> Expansion {
     let mut expansion = Expansion::rate("requests/s");
+    add_schbench(&mut expansion, spec, "", None);
+    expansion
+}
+
+/// Adds one schbench instance; `prefix` keeps its channels apart from others'.
+fn add_schbench(
+    expansion: &mut Expansion,
+    spec: &SchbenchSpec,
+    prefix: &str,
+    cgroup: Option<usize>,
+) {
     let sleep = spec.sleeptime_us as f64;
+    // One process: its first thread leads the thread group.
+    let leader = expansion.tasks.len();
     for messenger in 0..spec.message_threads {
-        let futex = format!("m{messenger}.futex");
-        let list = format!("m{messenger}.list");
+        let futex = format!("{prefix}m{messenger}.futex");
+        let list = format!("{prefix}m{messenger}.list");
         // The message thread: reset its futex, wake every worker that reported in,
         // wait for the next report, then (unless piping) sleep `-s` plus up to a
         // quarter of jitter.
@@ -620,14 +725,61 @@ fn expand_schbench(spec: &SchbenchSpec) -> Expansion {
         let worker_ops = vec![post(&futex, false), wait(&list), run(work), Op::Complete];
         let messenger_program = expansion.program(&forever(messenger_ops));
         let worker_program = expansion.program(&forever(worker_ops));
-        let mut template = plan("schbench", messenger_program, 0, spec.footprint_kib);
+        let mut template = plan("schbench", messenger_program, leader, spec.footprint_kib);
         template.nice = spec.nice;
         template.cpus = spec.cpus.clone();
+        template.cgroup = cgroup;
         expansion.spawn(1, template.clone());
         template.comm = "schbench-worker".into();
         template.program = worker_program;
         template.record_latency = true;
         expansion.spawn(spec.worker_threads, template);
+    }
+}
+
+fn expand_cgroup_tree(spec: &CgroupTreeSpec) -> Expansion {
+    let mut expansion = Expansion::rate("requests/s");
+    let leaves = spec.width.pow(spec.depth);
+    let leaf_fraction = spec.quota_pct as f64 / 100.0 / leaves as f64;
+    // Breadth-first: level by level, each node with `width` children.
+    let mut level: Vec<usize> = Vec::new();
+    for depth in 1..=spec.depth {
+        let parents: Vec<Option<usize>> = if depth == 1 {
+            vec![None]
+        } else {
+            level.iter().copied().map(Some).collect()
+        };
+        let mut next = Vec::new();
+        for parent in parents {
+            for child in 0..spec.width {
+                let name = match parent {
+                    Some(parent) => format!("{}/{child}", expansion.groups[parent].name),
+                    None => format!("/{child}"),
+                };
+                let is_leaf = depth == spec.depth;
+                expansion.groups.push(GroupPlan {
+                    name,
+                    parent,
+                    quota_machine_fraction: is_leaf.then_some(leaf_fraction),
+                    period_us: spec.period_us,
+                });
+                next.push(expansion.groups.len() - 1);
+            }
+        }
+        level = next;
+    }
+    let leaf = SchbenchSpec {
+        message_threads: spec.leaf.message_threads,
+        worker_threads: spec.leaf.worker_threads,
+        cputime_us: spec.leaf.cputime_us,
+        sleeptime_us: spec.leaf.sleeptime_us,
+        pipe_bytes: None,
+        cpus: None,
+        nice: 0,
+        footprint_kib: 64,
+    };
+    for (leaf_idx, group) in level.into_iter().enumerate() {
+        add_schbench(&mut expansion, &leaf, &format!("l{leaf_idx}."), Some(group));
     }
     expansion
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{hogs, preset, scenario};
+use common::{cgroup_tree, hogs, preset, scenario};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobPreset;
 use sched_core::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
@@ -190,4 +190,65 @@ fn the_hhvm_knobs_switch_less_and_migrate_more_when_cpu_bound_and_overcommitted(
         hhvm.migrations,
         default.migrations
     );
+}
+
+#[test]
+fn cfs_bandwidth_control_holds_a_cgroup_tree_to_its_quota() {
+    // 16 leaves of busy schbench on 8 CPUs would use far more than 50 % of the machine.
+    let capped = run(&scenario(
+        preset("teaching-small"),
+        vec![cgroup_tree(2, 4, 50)],
+        500,
+        1,
+    ));
+    let roomy = run(&scenario(
+        preset("teaching-small"),
+        vec![cgroup_tree(2, 4, 100)],
+        500,
+        1,
+    ));
+    assert!(capped.bandwidth.throttles > 100, "{:?}", capped.bandwidth);
+    // Every throttle is undone by a later period refresh (but the last ones, at most one per leaf).
+    let pending = capped.bandwidth.throttles - capped.bandwidth.unthrottles;
+    assert!(pending <= 16, "{:?}", capped.bandwidth);
+    assert!(
+        (0.40..0.60).contains(&capped.utilization),
+        "utilisation {} under a 50 % quota",
+        capped.utilization
+    );
+    assert!(
+        roomy.utilization > capped.utilization + 0.2,
+        "{} vs {}",
+        roomy.utilization,
+        capped.utilization
+    );
+}
+
+#[test]
+fn a_lower_clock_stretches_cpu_work() {
+    let hog = tasks(
+        "hog",
+        1,
+        Some("0"),
+        0,
+        vec![Op::Loop {
+            count: None,
+            body: vec![run_us(1000.0), Op::Complete],
+        }],
+    );
+    let nominal = run(&scenario(
+        preset("teaching-small"),
+        vec![hog.clone()],
+        500,
+        1,
+    ));
+    let mut slow = scenario(preset("teaching-small"), vec![hog], 500, 1);
+    slow.costs.frequency_mhz = Some(1000); // half the preset's nominal 2000 MHz
+    let slow = run(&slow);
+    let ratio = slow.throughput.value / nominal.throughput.value;
+    assert!(
+        (0.45..0.55).contains(&ratio),
+        "half the clock gives {ratio} of the work"
+    );
+    assert_eq!(slow.avg_freq_mhz, 1000.0);
 }

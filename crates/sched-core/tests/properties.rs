@@ -4,8 +4,8 @@
 mod common;
 
 use common::{
-    hackbench, hogs, kcompile, netperf, preset, run_sleep, scenario, schbench, schbench_pipe,
-    stream, tbench, turbo_bench,
+    cgroup_tree, hackbench, hogs, kcompile, netperf, preset, run_sleep, scenario, schbench,
+    schbench_pipe, stream, tbench, turbo_bench,
 };
 use proptest::prelude::*;
 use sched_core::Simulator;
@@ -32,6 +32,7 @@ fn workload_strategy() -> impl Strategy<Value = sched_core::workload::WorkloadSp
             .prop_map(|(threads, pinned)| stream(threads, pinned.then(|| "0-3".to_string()))),
         (1u32..6).prop_map(turbo_bench),
         (1u32..6).prop_map(schbench_pipe),
+        (1u32..3, 1u32..4, 10u32..100).prop_map(|(d, w, q)| cgroup_tree(d, w, q)),
     ]
 }
 

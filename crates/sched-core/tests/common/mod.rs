@@ -171,3 +171,18 @@ pub fn schbench_pipe(message_threads: u32) -> WorkloadSpec {
         footprint_kib: 64,
     })
 }
+
+pub fn cgroup_tree(depth: u32, width: u32, quota_pct: u32) -> WorkloadSpec {
+    WorkloadSpec::CgroupTree(sched_core::workload::CgroupTreeSpec {
+        depth,
+        width,
+        quota_pct,
+        period_us: 10_000,
+        leaf: sched_core::workload::LeafSchbench {
+            message_threads: 1,
+            worker_threads: 2,
+            cputime_us: 1000,
+            sleeptime_us: 300,
+        },
+    })
+}
