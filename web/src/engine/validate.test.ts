@@ -44,9 +44,9 @@ describe('scenario schema validation in the browser', () => {
 
   it('lists the valid kinds for an unknown kind', () => {
     const value = { ...GOOD, workloads: [{ ...GOOD.workloads[0], kind: 'schbench2' }] };
-    expect(problemsOf(value)).toEqual([
-      'workloads.0.kind: must be one of "schbench", "hackbench", "netperf", "tbench", "kcompile", "stream", "turbo_bench", "tasks", got "schbench2"',
-    ]);
+    const found = problemsOf(value);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^workloads\.0\.kind: must be one of "schbench", "hackbench", .*"tasks", got "schbench2"$/);
   });
 
   it('reports wrong types', () => {

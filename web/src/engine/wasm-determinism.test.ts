@@ -3,7 +3,10 @@
  * scenario and seed hash identically under Node and in the `schedlab` binary.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatProblem, schemaProblems } from './validate';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { initSync, SimHandle, check_scenario } from '../../wasm-pkg/sched_wasm.js';
@@ -52,6 +55,37 @@ describe('determinism across native and WebAssembly', () => {
       expect(sim.events()).toBe(i);
     }
     sim.free();
+  });
+
+  it('words schema errors exactly as the CLI does', () => {
+    const good = JSON.parse(readFileSync(`${repo}scenarios/teaching-small.json`, 'utf8')) as Record<string, unknown>;
+    const workload = (good.workloads as Record<string, unknown>[])[0] ?? {};
+    const bad: unknown[] = [
+      { ...good, topology: { preset: 'teaching-small', llcs_per_socket: 0 } },
+      { ...good, duration_ms: 'ten' },
+      { ...good, workloads: [{ ...workload, kind: 'schbench2' }] },
+      { ...good, workloads: [{ ...workload, worker_threads: undefined, workers: 5 }] },
+      { ...good, knobs: { hz: 5 } },
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'schedlab-'));
+    for (const [index, value] of bad.entries()) {
+      const file = join(dir, `bad-${index}.json`);
+      writeFileSync(file, JSON.stringify(value));
+      let stderr = '';
+      try {
+        execFileSync(cli, ['validate', file], { cwd: repo, encoding: 'utf8', stdio: 'pipe' });
+      } catch (error) {
+        stderr = String((error as { stderr?: string }).stderr ?? '');
+      }
+      const cliLines = stderr
+        .split('\n')
+        .filter((line) => line.startsWith('  '))
+        .map((line) => line.trim())
+        .sort();
+      const browserLines = schemaProblems(JSON.parse(JSON.stringify(value))).map(formatProblem).sort();
+      expect(browserLines.length).toBeGreaterThan(0);
+      expect(browserLines).toEqual(cliLines);
+    }
   });
 
   it('reports semantic problems with their path', () => {
