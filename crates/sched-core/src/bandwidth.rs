@@ -143,11 +143,8 @@ impl Simulator {
                 walked_cpus.push(cpu);
             }
         }
-        for cpu in walked_cpus {
-            // tg_throttle_down() visits each group of the subtree on this CPU.
-            self.bandwidth.tg_walk_visits += walk;
-            self.charge_overhead(cpu, walk * TG_WALK_NS_PER_GROUP);
-        }
+        // tg_throttle_down() visits each group of the subtree on each CPU.
+        self.charge_tree_walk(walk, &walked_cpus);
     }
 
     /// The period timer: refill the quota (less any overrun) and unthrottle.
@@ -183,10 +180,14 @@ impl Simulator {
                 walked_cpus.push(cpu);
             }
         }
-        for cpu in walked_cpus {
-            // tg_unthrottle_up() visits each group of the subtree on this CPU.
-            self.bandwidth.tg_walk_visits += walk;
-            self.charge_overhead(cpu, walk * TG_WALK_NS_PER_GROUP);
+        // tg_unthrottle_up() visits each group of the subtree on each CPU.
+        self.charge_tree_walk(walk, &walked_cpus);
+    }
+
+    fn charge_tree_walk(&mut self, groups: u64, cpus: &[CpuId]) {
+        for cpu in cpus {
+            self.bandwidth.tg_walk_visits += groups;
+            self.charge_overhead(*cpu, groups * TG_WALK_NS_PER_GROUP);
         }
     }
 }

@@ -829,6 +829,41 @@ fn expand_hackbench(spec: &HackbenchSpec) -> Expansion {
     expansion
 }
 
+/// A client/server request-response pair (netperf's RR tests, tbench): the client
+/// works, posts a request and waits for the response; the server waits, works, replies.
+struct PingPong<'a> {
+    client_comm: &'a str,
+    server_comm: &'a str,
+    client_us: f64,
+    server_us: f64,
+    footprint_kib: u64,
+}
+
+fn add_ping_pong(expansion: &mut Expansion, name: &str, pair: &PingPong<'_>) {
+    let request = format!("{name}.request");
+    let response = format!("{name}.response");
+    let client = expansion.program(&forever(vec![
+        run_exp(pair.client_us),
+        post(&request, true),
+        wait(&response),
+        Op::Complete,
+    ]));
+    let server = expansion.program(&forever(vec![
+        wait(&request),
+        run_exp(pair.server_us),
+        post(&response, true),
+    ]));
+    let leader = expansion.tasks.len();
+    for (comm, program, own_leader) in [
+        (pair.client_comm, client, leader),
+        (pair.server_comm, server, leader + 1),
+    ] {
+        let mut template = plan(comm, program, own_leader, pair.footprint_kib);
+        template.record_latency = true;
+        expansion.spawn(1, template);
+    }
+}
+
 fn expand_netperf(spec: &NetperfSpec) -> Expansion {
     let mut expansion = Expansion::rate("transactions/s");
     // UDP_RR and TCP_RR differ in per-transaction stack work, in microseconds.
@@ -836,54 +871,30 @@ fn expand_netperf(spec: &NetperfSpec) -> Expansion {
         NetperfMode::UdpRr => (4.0, 4.0),
         NetperfMode::TcpRr => (5.0, 5.5),
     };
-    for pair in 0..spec.pairs {
-        let request = format!("p{pair}.request");
-        let response = format!("p{pair}.response");
-        let client = expansion.program(&forever(vec![
-            run_exp(client_us),
-            post(&request, true),
-            wait(&response),
-            Op::Complete,
-        ]));
-        let server = expansion.program(&forever(vec![
-            wait(&request),
-            run_exp(server_us),
-            post(&response, true),
-        ]));
-        let leader = expansion.tasks.len();
-        let mut template = plan("netperf", client, leader, spec.footprint_kib);
-        template.record_latency = true;
-        expansion.spawn(1, template);
-        let mut template = plan("netserver", server, leader + 1, spec.footprint_kib);
-        template.record_latency = true;
-        expansion.spawn(1, template);
+    let pair = PingPong {
+        client_comm: "netperf",
+        server_comm: "netserver",
+        client_us,
+        server_us,
+        footprint_kib: spec.footprint_kib,
+    };
+    for index in 0..spec.pairs {
+        add_ping_pong(&mut expansion, &format!("p{index}"), &pair);
     }
     expansion
 }
 
 fn expand_tbench(spec: &TbenchSpec) -> Expansion {
     let mut expansion = Expansion::rate("transactions/s");
-    for client in 0..spec.clients {
-        let request = format!("c{client}.request");
-        let response = format!("c{client}.response");
-        let client_program = expansion.program(&forever(vec![
-            run_exp(25.0),
-            post(&request, true),
-            wait(&response),
-            Op::Complete,
-        ]));
-        let server = expansion.program(&forever(vec![
-            wait(&request),
-            run_exp(15.0),
-            post(&response, true),
-        ]));
-        let leader = expansion.tasks.len();
-        let mut template = plan("tbench", client_program, leader, spec.footprint_kib);
-        template.record_latency = true;
-        expansion.spawn(1, template);
-        let mut template = plan("tbench_srv", server, leader + 1, spec.footprint_kib);
-        template.record_latency = true;
-        expansion.spawn(1, template);
+    let pair = PingPong {
+        client_comm: "tbench",
+        server_comm: "tbench_srv",
+        client_us: 25.0,
+        server_us: 15.0,
+        footprint_kib: spec.footprint_kib,
+    };
+    for index in 0..spec.clients {
+        add_ping_pong(&mut expansion, &format!("c{index}"), &pair);
     }
     expansion
 }

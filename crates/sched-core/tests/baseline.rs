@@ -2,38 +2,15 @@
 
 mod common;
 
-use common::{cgroup_tree, hogs, preset, scenario};
+use common::{cgroup_tree, hogs, preset, scenario, tasks};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobPreset;
-use sched_core::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
 use sched_core::Simulator;
 
 fn run(scenario: &sched_core::Scenario) -> sched_core::metrics::RunSummary {
     let mut sim = Simulator::new(scenario).expect("valid scenario");
     sim.run_to_end();
     sim.summary("test")
-}
-
-fn tasks(
-    comm: &str,
-    count: u32,
-    cpus: Option<&str>,
-    footprint_kib: u64,
-    program: Vec<Op>,
-) -> WorkloadSpec {
-    WorkloadSpec::Tasks(TasksSpec {
-        unit: "loops".into(),
-        tasks: vec![TaskTemplate {
-            comm: comm.into(),
-            count,
-            nice: 0,
-            cpus: cpus.map(String::from),
-            start_us: 0,
-            record_latency: true,
-            footprint_kib,
-            program,
-        }],
-    })
 }
 
 fn run_us(us: f64) -> Op {

@@ -3,8 +3,8 @@
  * one cell per CPU filled with its running task's colour, and beneath each cell a
  * strip showing how many tasks wait in that CPU's runqueue.
  */
-import { select } from 'd3';
-import type { MachineLayout } from './layout';
+import { select, type Selection } from 'd3';
+import type { LabelledBox, MachineLayout } from './layout';
 import { textOn, type TaskColors } from './colors';
 
 export interface CpuView {
@@ -29,33 +29,8 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
   const coreLayer = layer('cores');
   const cpuLayer = layer('cpus');
 
-  sockets
-    .selectAll<SVGGElement, (typeof layout.sockets)[number]>('g.socket')
-    .data(layout.sockets, (box) => box.id)
-    .join((enter) => {
-      const group = enter.append('g').attr('class', 'socket');
-      group.append('rect').attr('rx', 6);
-      group.append('text').attr('class', 'box-label');
-      return group;
-    })
-    .call((group) => {
-      group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
-      group.select('text').attr('x', (b) => b.x + 8).attr('y', (b) => b.y + 13).text((b) => b.label);
-    });
-
-  llcLayer
-    .selectAll<SVGGElement, (typeof layout.llcs)[number]>('g.llc')
-    .data(layout.llcs, (box) => box.id)
-    .join((enter) => {
-      const group = enter.append('g').attr('class', 'llc');
-      group.append('rect').attr('rx', 4);
-      group.append('text').attr('class', 'box-label');
-      return group;
-    })
-    .call((group) => {
-      group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
-      group.select('text').attr('x', (b) => b.x + 6).attr('y', (b) => b.y + 13).text((b) => b.label);
-    });
+  drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8);
+  drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6);
 
   coreLayer
     .selectAll<SVGRectElement, (typeof layout.cores)[number]>('rect.core')
@@ -122,6 +97,29 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
         const waiting = waitingOn(view, c.cpu);
         return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting`;
       });
+    });
+}
+
+/** Joins labelled boxes (sockets, LLCs) into a layer: a rounded rect and a label. */
+function drawLabelledBoxes(
+  layer: Selection<SVGGElement, string, SVGSVGElement, unknown>,
+  className: string,
+  boxes: readonly LabelledBox[],
+  radius: number,
+  labelInset: number,
+): void {
+  layer
+    .selectAll<SVGGElement, LabelledBox>(`g.${className}`)
+    .data(boxes, (box) => box.id)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', className);
+      group.append('rect').attr('rx', radius);
+      group.append('text').attr('class', 'box-label');
+      return group;
+    })
+    .call((group) => {
+      group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
+      group.select('text').attr('x', (b) => b.x + labelInset).attr('y', (b) => b.y + 13).text((b) => b.label);
     });
 }
 

@@ -186,3 +186,26 @@ pub fn cgroup_tree(depth: u32, width: u32, quota_pct: u32) -> WorkloadSpec {
         },
     })
 }
+
+/// `count` copies of a hand-written task.
+pub fn tasks(
+    comm: &str,
+    count: u32,
+    cpus: Option<&str>,
+    footprint_kib: u64,
+    program: Vec<Op>,
+) -> WorkloadSpec {
+    WorkloadSpec::Tasks(TasksSpec {
+        unit: "loops".into(),
+        tasks: vec![TaskTemplate {
+            comm: comm.into(),
+            count,
+            nice: 0,
+            cpus: cpus.map(String::from),
+            start_us: 0,
+            record_latency: true,
+            footprint_kib,
+            program,
+        }],
+    })
+}
