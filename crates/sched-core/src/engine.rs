@@ -1137,6 +1137,21 @@ impl Simulator {
         self.cpus[cpu.0 as usize].pelt.peek(self.now, busy)
     }
 
+    /// Utilisation of a core: the sum over its SMT threads (0..1024 per thread).
+    pub fn core_util(&self, core: crate::topology::CoreId) -> f64 {
+        self.topology.core_cpus[core.0 as usize]
+            .iter()
+            .map(|cpu| self.cpu_util(cpu))
+            .sum()
+    }
+
+    /// A task's utilisation (PELT) as of now.
+    pub fn task_util(&self, task_id: TaskId) -> f64 {
+        let task = &self.tasks[task_id.0 as usize];
+        task.pelt
+            .peek(self.now, matches!(task.state, TaskState::Running(_)))
+    }
+
     /// Scheduler work done on `cpu`; paid before its next task runs.
     pub(crate) fn charge_overhead(&mut self, cpu: CpuId, ns: u64) {
         self.cpus[cpu.0 as usize].overhead_ns += ns;

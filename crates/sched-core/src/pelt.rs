@@ -55,6 +55,17 @@ mod tests {
     }
 
     #[test]
+    fn peek_does_not_change_the_record() {
+        let pelt = Pelt {
+            util_avg: 100.0,
+            updated_at: SimTime::ZERO,
+        };
+        let later = pelt.peek(SimTime::from_ms(32), true);
+        assert!((later - 562.0).abs() < 1e-6);
+        assert_eq!(pelt.util_avg, 100.0);
+    }
+
+    #[test]
     fn always_running_converges_to_full() {
         let mut pelt = Pelt::default();
         for ms in 1..=400 {

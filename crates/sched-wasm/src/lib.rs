@@ -175,6 +175,7 @@ impl SimHandle {
             "cores": topology.core_cpus.len(),
             "nodes": topology.node_cpus.len(),
             "threads_per_core": topology.shape.threads_per_core,
+            "frequency_mhz": self.sim.costs.frequency_mhz,
             "cpus": cpus,
         })
         .to_string()

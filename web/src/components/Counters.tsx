@@ -44,6 +44,8 @@ export function Counters({ store }: { store: AppStore }) {
           {formatCount(at(Counter.lockContentions))} of {formatCount(acquisitions)} contended, {formatDuration(at(Counter.lockWaitNs))}{' '}
           spinning
         </dd>
+        <dt>clock</dt>
+        <dd>{formatCount(loaded.machine.frequency_mhz)} MHz</dd>
         <dt>cache refill · sched paths</dt>
         <dd>
           {formatDuration(at(Counter.cacheRefillNs))} · {formatDuration(at(Counter.schedOverheadNs))}

@@ -21,6 +21,7 @@ export interface Machine {
   readonly cores: number;
   readonly nodes: number;
   readonly threads_per_core: number;
+  readonly frequency_mhz: number;
   readonly cpus: readonly MachineCpu[];
 }
 

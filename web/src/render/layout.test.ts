@@ -13,7 +13,7 @@ function machine(sockets: number, llcsPerSocket: number, coresPerLlc: number, th
       cpus[thread * nCores + core] = { core, llc, node: socket, socket, thread };
     }
   }
-  return { name: 'm', sockets, llcs: sockets * llcsPerSocket, cores: nCores, nodes: sockets, threads_per_core: threads, cpus };
+  return { name: 'm', sockets, llcs: sockets * llcsPerSocket, cores: nCores, nodes: sockets, threads_per_core: threads, frequency_mhz: 2000, cpus };
 }
 
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;

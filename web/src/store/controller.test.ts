@@ -29,7 +29,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance', unkno
   return {
     load: vi.fn(async () => ({
       ok: true,
-      loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, cpus: [] }, tasks: [], workloads: [], endNs: 1e9 },
+      loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] }, tasks: [], workloads: [], endNs: 1e9 },
       frame: frame(0),
     })),
     step: vi.fn(async () => frame(++events)),
