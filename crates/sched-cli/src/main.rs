@@ -405,7 +405,11 @@ fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
                     running[cpu] = Some((record.arg0, record.time.as_ns()));
                 }
             }
-            TraceKind::SchedWakeup | TraceKind::SchedWakeupNew | TraceKind::SchedMigrateTask => {
+            TraceKind::SchedWakeup
+            | TraceKind::SchedWakeupNew
+            | TraceKind::SchedMigrateTask
+            | TraceKind::CfsThrottle
+            | TraceKind::CfsUnthrottle => {
                 events.push(json!({"ph": "i", "s": "t", "pid": 1, "tid": cpu, "ts": us(record.time.as_ns()),
                     "name": format!("{} {}", record.kind.ftrace_name(), record.pid),
                     "args": {"payload": trace.payload(idx, sim), "reason": trace.reason_text(idx)}}));

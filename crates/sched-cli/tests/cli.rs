@@ -271,3 +271,31 @@ fn stream_reports_mb_per_second_per_kernel() {
         vec!["MB/s Copy", "MB/s Scale", "MB/s Add", "MB/s Triad"]
     );
 }
+
+#[test]
+fn the_trace_shows_cfs_throttling_of_a_cgroup_tree() {
+    let out = std::env::temp_dir().join(format!("schedlab-cgroup-{}.txt", std::process::id()));
+    let out_str = out.to_string_lossy().into_owned();
+    let (ok, stdout, stderr) = schedlab(&[
+        "run",
+        "cgroup-d3w10",
+        "--set",
+        "duration_ms=40",
+        "--set",
+        "topology.preset=teaching-small",
+        "--set",
+        "workloads.0.width=2",
+        "--trace-out",
+        &out_str,
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("cfs bandwidth: 14 cgroups"), "{stdout}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    assert!(text
+        .lines()
+        .any(|line| line.contains("schedlab_cfs_throttle: cgroup=/") && line.contains(" tasks=")));
+    assert!(text
+        .lines()
+        .any(|line| line.contains("schedlab_cfs_unthrottle: cgroup=/")));
+}

@@ -13,6 +13,7 @@ use crate::engine::{Event, Simulator};
 use crate::task::{TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::CpuId;
+use crate::trace::{Reason, TraceKind};
 use serde::Serialize;
 
 /// CPU time the tree walk costs per task group visited on one CPU.
@@ -125,6 +126,7 @@ impl Simulator {
         self.bandwidth.throttles += 1;
         let walk = self.groups[group as usize].subtree_size as u64;
         let mut walked_cpus: Vec<CpuId> = Vec::new();
+        let mut affected = 0u32;
         for task_id in self.subtree_tasks(group) {
             let state = self.tasks[task_id.0 as usize].state;
             let cpu = match state {
@@ -139,12 +141,22 @@ impl Simulator {
                 }
                 _ => continue,
             };
+            affected += 1;
             if !walked_cpus.contains(&cpu) {
                 walked_cpus.push(cpu);
             }
         }
         // tg_throttle_down() visits each group of the subtree on each CPU.
         self.charge_tree_walk(walk, &walked_cpus);
+        let cpu = walked_cpus.first().copied().unwrap_or(CpuId(0));
+        self.emit(
+            cpu,
+            TraceKind::CfsThrottle,
+            0,
+            group,
+            affected,
+            Reason::None,
+        );
     }
 
     /// The period timer: refill the quota (less any overrun) and unthrottle.
@@ -167,6 +179,7 @@ impl Simulator {
         self.bandwidth.unthrottles += 1;
         let walk = self.groups[group as usize].subtree_size as u64;
         let mut walked_cpus: Vec<CpuId> = Vec::new();
+        let mut affected = 0u32;
         for task_id in self.subtree_tasks(group) {
             let TaskState::Throttled(cpu) = self.tasks[task_id.0 as usize].state else {
                 continue;
@@ -176,12 +189,22 @@ impl Simulator {
             }
             self.enqueue_task(task_id, cpu);
             self.check_preempt_curr(cpu, task_id);
+            affected += 1;
             if !walked_cpus.contains(&cpu) {
                 walked_cpus.push(cpu);
             }
         }
         // tg_unthrottle_up() visits each group of the subtree on each CPU.
         self.charge_tree_walk(walk, &walked_cpus);
+        let cpu = walked_cpus.first().copied().unwrap_or(CpuId(0));
+        self.emit(
+            cpu,
+            TraceKind::CfsUnthrottle,
+            0,
+            group,
+            affected,
+            Reason::None,
+        );
     }
 
     fn charge_tree_walk(&mut self, groups: u64, cpus: &[CpuId]) {

@@ -1661,6 +1661,12 @@ impl WorkloadInfo {
 }
 
 impl TaskNames for Simulator {
+    fn cgroup_name(&self, group: u32) -> String {
+        self.groups
+            .get(group as usize)
+            .map_or_else(|| format!("#{group}"), |tg| tg.name.clone())
+    }
+
     fn comm(&self, pid: u32) -> &str {
         if pid == 0 {
             return "swapper";

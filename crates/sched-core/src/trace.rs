@@ -16,6 +16,10 @@ pub enum TraceKind {
     SchedSwitch = 3,
     SchedMigrateTask = 4,
     SchedProcessExit = 5,
+    /// The model's own: a cgroup ran out of CFS bandwidth quota.
+    CfsThrottle = 6,
+    /// The model's own: a cgroup's quota was refilled and its tasks run again.
+    CfsUnthrottle = 7,
 }
 
 impl TraceKind {
@@ -27,6 +31,8 @@ impl TraceKind {
             TraceKind::SchedSwitch => "sched_switch",
             TraceKind::SchedMigrateTask => "sched_migrate_task",
             TraceKind::SchedProcessExit => "sched_process_exit",
+            TraceKind::CfsThrottle => "schedlab_cfs_throttle",
+            TraceKind::CfsUnthrottle => "schedlab_cfs_unthrottle",
         }
     }
 }
@@ -234,6 +240,10 @@ pub fn prev_state_letter(code: u32) -> &'static str {
 pub trait TaskNames {
     fn comm(&self, pid: u32) -> &str;
     fn prio(&self, pid: u32) -> i32;
+    /// A cgroup's path, by index.
+    fn cgroup_name(&self, group: u32) -> String {
+        format!("#{group}")
+    }
 }
 
 /// Column-oriented storage. Invariant: all columns have the same length, and times
@@ -376,6 +386,11 @@ impl Trace {
                     names.prio(pid)
                 )
             }
+            TraceKind::CfsThrottle | TraceKind::CfsUnthrottle => format!(
+                "cgroup={} tasks={}",
+                names.cgroup_name(record.arg0),
+                record.arg1
+            ),
         }
     }
 
