@@ -15,6 +15,21 @@ fn schedlab(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// Runs `schedlab ARGS --trace-out TMP [EXTRA]`, asserts success, and returns its
+/// stdout and the written trace.
+fn run_with_trace(name: &str, args: &[&str], extra: &[&str]) -> (String, String) {
+    let out = std::env::temp_dir().join(format!("schedlab-{name}-{}", std::process::id()));
+    let out_str = out.to_string_lossy().into_owned();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--trace-out", out_str.as_str()]);
+    all.extend(extra);
+    let (ok, stdout, stderr) = schedlab(&all);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&out).expect("the trace file");
+    std::fs::remove_file(&out).ok();
+    (stdout, text)
+}
+
 #[test]
 fn run_prints_a_schbench_table() {
     let (ok, stdout, stderr) = schedlab(&["run", "teaching-small", "--set", "duration_ms=300"]);
@@ -128,19 +143,11 @@ fn validate_and_list() {
 
 #[test]
 fn trace_out_writes_ftrace_text() {
-    let out = std::env::temp_dir().join(format!("schedlab-trace-{}.txt", std::process::id()));
-    let out_str = out.to_string_lossy().into_owned();
-    let (ok, _, stderr) = schedlab(&[
-        "run",
-        "teaching-small",
-        "--set",
-        "duration_ms=20",
-        "--trace-out",
-        &out_str,
-    ]);
-    assert!(ok, "{stderr}");
-    let text = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).ok();
+    let (_, text) = run_with_trace(
+        "trace",
+        &["run", "teaching-small", "--set", "duration_ms=20"],
+        &[],
+    );
     assert!(text.starts_with("# tracer: nop\n"));
     let switch = text
         .lines()
@@ -180,22 +187,12 @@ fn lockstat_prints_the_kernel_layout() {
 
 #[test]
 fn perfetto_json_has_cpu_tracks_and_slices() {
-    let out = std::env::temp_dir().join(format!("schedlab-perfetto-{}.json", std::process::id()));
-    let out_str = out.to_string_lossy().into_owned();
-    let (ok, _, stderr) = schedlab(&[
-        "run",
-        "teaching-small",
-        "--set",
-        "duration_ms=20",
-        "--trace-out",
-        &out_str,
-        "--trace-format",
-        "perfetto-json",
-    ]);
-    assert!(ok, "{stderr}");
-    let value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    std::fs::remove_file(&out).ok();
+    let (_, text) = run_with_trace(
+        "perfetto",
+        &["run", "teaching-small", "--set", "duration_ms=20"],
+        &["--trace-format", "perfetto-json"],
+    );
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = value["traceEvents"].as_array().unwrap();
     assert!(events
         .iter()
@@ -274,24 +271,21 @@ fn stream_reports_mb_per_second_per_kernel() {
 
 #[test]
 fn the_trace_shows_cfs_throttling_of_a_cgroup_tree() {
-    let out = std::env::temp_dir().join(format!("schedlab-cgroup-{}.txt", std::process::id()));
-    let out_str = out.to_string_lossy().into_owned();
-    let (ok, stdout, stderr) = schedlab(&[
-        "run",
-        "cgroup-d3w10",
-        "--set",
-        "duration_ms=40",
-        "--set",
-        "topology.preset=teaching-small",
-        "--set",
-        "workloads.0.width=2",
-        "--trace-out",
-        &out_str,
-    ]);
-    assert!(ok, "{stderr}");
+    let (stdout, text) = run_with_trace(
+        "cgroup",
+        &[
+            "run",
+            "cgroup-d3w10",
+            "--set",
+            "duration_ms=40",
+            "--set",
+            "topology.preset=teaching-small",
+            "--set",
+            "workloads.0.width=2",
+        ],
+        &[],
+    );
     assert!(stdout.contains("cfs bandwidth: 14 cgroups"), "{stdout}");
-    let text = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).ok();
     assert!(text
         .lines()
         .any(|line| line.contains("schedlab_cfs_throttle: cgroup=/") && line.contains(" tasks=")));

@@ -147,16 +147,7 @@ impl Simulator {
             }
         }
         // tg_throttle_down() visits each group of the subtree on each CPU.
-        self.charge_tree_walk(walk, &walked_cpus);
-        let cpu = walked_cpus.first().copied().unwrap_or(CpuId(0));
-        self.emit(
-            cpu,
-            TraceKind::CfsThrottle,
-            0,
-            group,
-            affected,
-            Reason::None,
-        );
+        self.finish_tree_walk(TraceKind::CfsThrottle, group, walk, affected, &walked_cpus);
     }
 
     /// The period timer: refill the quota (less any overrun) and unthrottle.
@@ -195,22 +186,30 @@ impl Simulator {
             }
         }
         // tg_unthrottle_up() visits each group of the subtree on each CPU.
-        self.charge_tree_walk(walk, &walked_cpus);
-        let cpu = walked_cpus.first().copied().unwrap_or(CpuId(0));
-        self.emit(
-            cpu,
+        self.finish_tree_walk(
             TraceKind::CfsUnthrottle,
-            0,
             group,
+            walk,
             affected,
-            Reason::None,
+            &walked_cpus,
         );
     }
 
-    fn charge_tree_walk(&mut self, groups: u64, cpus: &[CpuId]) {
+    /// Charges a throttle or unthrottle walk of `groups` task groups to each CPU
+    /// it touched, and traces it.
+    fn finish_tree_walk(
+        &mut self,
+        kind: TraceKind,
+        group: u32,
+        groups: u64,
+        affected: u32,
+        cpus: &[CpuId],
+    ) {
         for cpu in cpus {
             self.bandwidth.tg_walk_visits += groups;
             self.charge_overhead(*cpu, groups * TG_WALK_NS_PER_GROUP);
         }
+        let cpu = cpus.first().copied().unwrap_or(CpuId(0));
+        self.emit(cpu, kind, 0, group, affected, Reason::None);
     }
 }
