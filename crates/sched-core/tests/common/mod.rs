@@ -56,54 +56,47 @@ pub fn schbench(
 
 /// `count` tasks that loop forever: run `run_us`, sleep `sleep_us`.
 pub fn run_sleep(comm: &str, count: u32, run_us: f64, sleep_us: f64) -> WorkloadSpec {
-    WorkloadSpec::Tasks(TasksSpec {
-        unit: "loops".into(),
-        tasks: vec![TaskTemplate {
-            comm: comm.into(),
-            count,
-            nice: 0,
-            cpus: None,
-            start_us: 0,
-            record_latency: true,
-            footprint_kib: 0,
-            program: vec![Op::Loop {
-                count: None,
-                body: vec![
-                    Op::Run {
-                        duration: Dist::Exponential { mean_us: run_us },
-                        memory_bound: false,
-                    },
-                    Op::Sleep {
-                        duration: Dist::Exponential { mean_us: sleep_us },
-                    },
-                    Op::Complete,
-                ],
-            }],
+    tasks(
+        comm,
+        count,
+        None,
+        0,
+        vec![Op::Loop {
+            count: None,
+            body: vec![
+                Op::Run {
+                    duration: Dist::Exponential { mean_us: run_us },
+                    memory_bound: false,
+                },
+                Op::Sleep {
+                    duration: Dist::Exponential { mean_us: sleep_us },
+                },
+                Op::Complete,
+            ],
         }],
-    })
+    )
 }
 
-/// `count` CPU-bound tasks that never sleep.
+/// `count` CPU-bound tasks that never sleep (their latency is not recorded).
 pub fn hogs(comm: &str, count: u32, nice: i32) -> WorkloadSpec {
-    WorkloadSpec::Tasks(TasksSpec {
-        unit: "loops".into(),
-        tasks: vec![TaskTemplate {
-            comm: comm.into(),
-            count,
-            nice,
-            cpus: None,
-            start_us: 0,
-            record_latency: false,
-            footprint_kib: 0,
-            program: vec![Op::Loop {
-                count: None,
-                body: vec![Op::Run {
-                    duration: Dist::fixed_us(10_000.0),
-                    memory_bound: false,
-                }],
+    let mut workload = tasks(
+        comm,
+        count,
+        None,
+        0,
+        vec![Op::Loop {
+            count: None,
+            body: vec![Op::Run {
+                duration: Dist::fixed_us(10_000.0),
+                memory_bound: false,
             }],
         }],
-    })
+    );
+    if let WorkloadSpec::Tasks(spec) = &mut workload {
+        spec.tasks[0].nice = nice;
+        spec.tasks[0].record_latency = false;
+    }
+    workload
 }
 
 pub fn hackbench(groups: u32, loops: u32, fds: u32) -> WorkloadSpec {
