@@ -12,7 +12,7 @@ pub enum KnobPreset {
     /// The kernel's defaults, scaled by CPU count (`SCHED_TUNABLESCALING_LOG`).
     #[default]
     Default,
-    /// Seed 000's HHVM tuning: migration_cost 0, latency 20 ms, min_granularity 10 ms,
+    /// The HHVM tuning reported with the SHARED_RUNQ series: migration_cost 0, latency 20 ms, min_granularity 10 ms,
     /// wakeup_granularity 12 ms.
     Hhvm,
 }

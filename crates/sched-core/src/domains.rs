@@ -69,7 +69,7 @@ pub struct SchedDomain {
 
 /// The distance beyond which NUMA domains lose fork/exec/wake-affine balancing.
 /// The kernel's default is 30; x86 sets 32 on AMD Zen, whose remote SLIT distance
-/// is 32, and the presets follow that so fork placement spans sockets as in seed 004.
+/// is 32, and the presets follow that so fork placement spans sockets as in the NUMA-imbalance affinity fix's traces.
 pub const NODE_RECLAIM_DISTANCE: u32 = 32;
 
 /// Every CPU's domains, lowest first.

@@ -4,7 +4,7 @@
 //! with fields overridden, or every field by hand). [`Topology::build`] turns it into
 //! lookup tables the rest of the model uses: which core, LLC, node and socket a CPU
 //! belongs to, and the CPU sets of each. CPU numbering is part of the machine,
-//! because the seeds' experiments (`numactl -C 0,16,...`) depend on it.
+//! because the kernel threads' experiments (`numactl -C 0,16,...`) depend on it.
 
 use crate::cpuset::CpuSet;
 use schemars::JsonSchema;
@@ -122,7 +122,7 @@ fn shape(
 }
 
 /// IceLake 2 x 32 x 2 with NUMA node 0 on the even CPUs and node 1 on the odd ones
-/// (seed 004): socket s, core c, thread t is CPU `2c + s + 64t`.
+/// (from the NUMA-imbalance affinity fix): socket s, core c, thread t is CPU `2c + s + 64t`.
 fn icelake_even_odd() -> MachineShape {
     let mut machine = shape("icelake-2s32c", 2, 1, 1, 32, 2, Numbering::Explicit);
     let mut ids = Vec::new();
@@ -137,7 +137,7 @@ fn icelake_even_odd() -> MachineShape {
     machine
 }
 
-/// The machines of the seeds, and small ones that fit on a projector.
+/// The machines of the kernel patch threads, and small ones that fit on a projector.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "teaching-small",
@@ -151,42 +151,42 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "xeon-2s10c",
-        summary: "2 sockets x 10 cores x HT, one LLC per socket, 40 CPUs, split numbering (seed 001, Chris Mason's schbench box)",
+        summary: "2 sockets x 10 cores x HT, one LLC per socket, 40 CPUs, split numbering (Chris Mason's schbench box, from his select_idle_sibling patch)",
         shape: || shape("xeon-2s10c", 2, 1, 1, 10, 2, Numbering::Split),
     },
     Preset {
         name: "skylake-18c",
-        summary: "1 socket Intel Skylake, 18 cores / 36 threads, one LLC, split numbering (seed 000)",
+        summary: "1 socket Intel Skylake, 18 cores / 36 threads, one LLC, split numbering (SHARED_RUNQ series)",
         shape: || shape("skylake-18c", 1, 1, 1, 18, 2, Numbering::Split),
     },
     Preset {
         name: "ryzen-7950x",
-        summary: "1 socket AMD 7950X Zen4, 16 cores / 32 threads, 2 CCX of 8 cores, split numbering (seed 000)",
+        summary: "1 socket AMD 7950X Zen4, 16 cores / 32 threads, 2 CCX of 8 cores, split numbering (SHARED_RUNQ series)",
         shape: || shape("ryzen-7950x", 1, 1, 2, 8, 2, Numbering::Split),
     },
     Preset {
         name: "milan-72",
-        summary: "1 socket AMD Milan, 72 CPUs in 6 LLCs (6 cores x SMT2 each), split numbering (seed 000)",
+        summary: "1 socket AMD Milan, 72 CPUs in 6 LLCs (6 cores x SMT2 each), split numbering (SHARED_RUNQ series)",
         shape: || shape("milan-72", 1, 1, 6, 6, 2, Numbering::Split),
     },
     Preset {
         name: "zen3-2s64c",
-        summary: "2 sockets x 64 cores x 2 threads AMD Zen3, 8 cores per CCX, NPS1, 256 CPUs; socket 0 = CPUs 0-63,128-191 (seeds 000, 004)",
+        summary: "2 sockets x 64 cores x 2 threads AMD Zen3, 8 cores per CCX, NPS1, 256 CPUs; socket 0 = CPUs 0-63,128-191 (SHARED_RUNQ series, NUMA affinity fix)",
         shape: || shape("zen3-2s64c", 2, 1, 8, 8, 2, Numbering::Split),
     },
     Preset {
         name: "zen4-2s128c",
-        summary: "2 sockets x 128 cores x 2 threads AMD Zen4, 8 cores per CCX, NPS1, 512 CPUs, split numbering (seed 000)",
+        summary: "2 sockets x 128 cores x 2 threads AMD Zen4, 8 cores per CCX, NPS1, 512 CPUs, split numbering (SHARED_RUNQ series)",
         shape: || shape("zen4-2s128c", 2, 1, 16, 8, 2, Numbering::Split),
     },
     Preset {
         name: "icelake-2s32c",
-        summary: "2 sockets x 32 cores x 2 threads Intel IceLake, NUMA node 0 = even CPUs, node 1 = odd CPUs, 128 CPUs (seed 004)",
+        summary: "2 sockets x 32 cores x 2 threads Intel IceLake, NUMA node 0 = even CPUs, node 1 = odd CPUs, 128 CPUs (NUMA affinity fix)",
         shape: icelake_even_odd,
     },
     Preset {
         name: "power9-smt4",
-        summary: "1 socket IBM POWER9-like, 22 SMT4 cores, L3 shared by core pairs (11 LLCs), 88 CPUs, adjacent numbering (seed 003)",
+        summary: "1 socket IBM POWER9-like, 22 SMT4 cores, L3 shared by core pairs (11 LLCs), 88 CPUs, adjacent numbering (TurboSched series)",
         shape: || shape("power9-smt4", 1, 1, 11, 2, 4, Numbering::Adjacent),
     },
 ];

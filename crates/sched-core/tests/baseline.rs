@@ -1,4 +1,4 @@
-//! Directions the baseline model must show (the trade-offs the seeds measure).
+//! Directions the baseline model must show (the trade-offs the kernel patch threads measured).
 
 mod common;
 
