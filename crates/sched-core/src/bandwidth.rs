@@ -99,6 +99,11 @@ impl Simulator {
     }
 
     fn subtree_tasks(&self, group: u32) -> Vec<TaskId> {
+        let tg = &self.groups[group as usize];
+        if tg.subtree_size == 1 {
+            // A leaf (the common case): no need to look for descendants.
+            return tg.tasks.clone();
+        }
         let mut out = Vec::new();
         for (idx, tg) in self.groups.iter().enumerate() {
             if self.is_descendant(idx as u32, group) {
