@@ -130,8 +130,7 @@ impl Simulator {
         self.groups[group as usize].throttled = true;
         self.bandwidth.throttles += 1;
         let walk = self.groups[group as usize].subtree_size as u64;
-        let mut walked_cpus: Vec<CpuId> = Vec::new();
-        let mut affected = 0u32;
+        let mut tally = WalkTally::default();
         for task_id in self.subtree_tasks(group) {
             let state = self.tasks[task_id.0 as usize].state;
             let cpu = match state {
@@ -146,13 +145,10 @@ impl Simulator {
                 }
                 _ => continue,
             };
-            affected += 1;
-            if !walked_cpus.contains(&cpu) {
-                walked_cpus.push(cpu);
-            }
+            tally.touched(cpu);
         }
         // tg_throttle_down() visits each group of the subtree on each CPU.
-        self.finish_tree_walk(TraceKind::CfsThrottle, group, walk, affected, &walked_cpus);
+        self.finish_tree_walk(TraceKind::CfsThrottle, group, walk, &tally);
     }
 
     /// The period timer: refill the quota (less any overrun) and unthrottle.
@@ -174,8 +170,7 @@ impl Simulator {
         self.groups[group as usize].throttled = false;
         self.bandwidth.unthrottles += 1;
         let walk = self.groups[group as usize].subtree_size as u64;
-        let mut walked_cpus: Vec<CpuId> = Vec::new();
-        let mut affected = 0u32;
+        let mut tally = WalkTally::default();
         for task_id in self.subtree_tasks(group) {
             let TaskState::Throttled(cpu) = self.tasks[task_id.0 as usize].state else {
                 continue;
@@ -185,36 +180,36 @@ impl Simulator {
             }
             self.enqueue_task(task_id, cpu);
             self.check_preempt_curr(cpu, task_id);
-            affected += 1;
-            if !walked_cpus.contains(&cpu) {
-                walked_cpus.push(cpu);
-            }
+            tally.touched(cpu);
         }
         // tg_unthrottle_up() visits each group of the subtree on each CPU.
-        self.finish_tree_walk(
-            TraceKind::CfsUnthrottle,
-            group,
-            walk,
-            affected,
-            &walked_cpus,
-        );
+        self.finish_tree_walk(TraceKind::CfsUnthrottle, group, walk, &tally);
     }
 
     /// Charges a throttle or unthrottle walk of `groups` task groups to each CPU
     /// it touched, and traces it.
-    fn finish_tree_walk(
-        &mut self,
-        kind: TraceKind,
-        group: u32,
-        groups: u64,
-        affected: u32,
-        cpus: &[CpuId],
-    ) {
-        for cpu in cpus {
+    fn finish_tree_walk(&mut self, kind: TraceKind, group: u32, groups: u64, tally: &WalkTally) {
+        for cpu in &tally.cpus {
             self.bandwidth.tg_walk_visits += groups;
             self.charge_overhead(*cpu, groups * TG_WALK_NS_PER_GROUP);
         }
-        let cpu = cpus.first().copied().unwrap_or(CpuId(0));
-        self.emit(cpu, kind, 0, group, affected, Reason::None);
+        let cpu = tally.cpus.first().copied().unwrap_or(CpuId(0));
+        self.emit(cpu, kind, 0, group, tally.tasks, Reason::None);
+    }
+}
+
+/// What a throttle or unthrottle walk touched: tasks moved and the CPUs they were on.
+#[derive(Default)]
+struct WalkTally {
+    tasks: u32,
+    cpus: Vec<CpuId>,
+}
+
+impl WalkTally {
+    fn touched(&mut self, cpu: CpuId) {
+        self.tasks += 1;
+        if !self.cpus.contains(&cpu) {
+            self.cpus.push(cpu);
+        }
     }
 }

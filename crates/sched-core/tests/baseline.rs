@@ -2,16 +2,9 @@
 
 mod common;
 
-use common::{cgroup_tree, hogs, preset, scenario, tasks};
+use common::{cgroup_tree, hogs, preset, run, scenario, tasks};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobPreset;
-use sched_core::Simulator;
-
-fn run(scenario: &sched_core::Scenario) -> sched_core::metrics::RunSummary {
-    let mut sim = Simulator::new(scenario).expect("valid scenario");
-    sim.run_to_end();
-    sim.summary("test")
-}
 
 fn run_us(us: f64) -> Op {
     Op::Run {

@@ -2,9 +2,8 @@
 
 mod common;
 
-use common::{hogs, preset, run_sleep, scenario};
+use common::{hogs, preset, run_sim, run_sleep, scenario};
 use sched_core::topology::TopologySpec;
-use sched_core::Simulator;
 
 fn one_cpu() -> TopologySpec {
     TopologySpec {
@@ -19,8 +18,7 @@ fn one_cpu() -> TopologySpec {
 #[test]
 fn equal_hogs_share_one_cpu_equally() {
     let scenario = scenario(one_cpu(), vec![hogs("hog", 3, 0)], 3_000, 1);
-    let mut sim = Simulator::new(&scenario).unwrap();
-    sim.run_to_end();
+    let sim = run_sim(&scenario);
     let runtimes: Vec<u64> = sim.tasks.iter().map(|task| task.sum_exec_runtime).collect();
     let max = *runtimes.iter().max().unwrap() as f64;
     let min = *runtimes.iter().min().unwrap() as f64;
@@ -31,8 +29,7 @@ fn equal_hogs_share_one_cpu_equally() {
 fn nice_weights_set_the_cpu_share() {
     // nice 0 (1024) against nice 5 (335): about 3 to 1.
     let scenario = scenario(one_cpu(), vec![hogs("a", 1, 0), hogs("b", 1, 5)], 3_000, 1);
-    let mut sim = Simulator::new(&scenario).unwrap();
-    sim.run_to_end();
+    let sim = run_sim(&scenario);
     let ratio = sim.tasks[0].sum_exec_runtime as f64 / sim.tasks[1].sum_exec_runtime as f64;
     assert!((2.6..3.5).contains(&ratio), "ratio {ratio}");
 }
@@ -43,8 +40,7 @@ fn slices_follow_the_period_and_ticks() {
     // CPU the factor is 1: latency 6 ms, so each runs about 3 ms (rounded up to a
     // 4 ms tick at HZ=250) before being preempted.
     let scenario = scenario(one_cpu(), vec![hogs("hog", 2, 0)], 1_000, 1);
-    let mut sim = Simulator::new(&scenario).unwrap();
-    sim.run_to_end();
+    let sim = run_sim(&scenario);
     let switches = sim.metrics.context_switches;
     assert!(
         (200..=400).contains(&switches),
@@ -62,9 +58,7 @@ fn newidle_balance_closes_the_work_conservation_gap() {
             5,
         );
         scenario.policy.newidle_balance.enabled = newidle;
-        let mut sim = Simulator::new(&scenario).unwrap();
-        sim.run_to_end();
-        sim.summary("t")
+        run_sim(&scenario).summary("t")
     };
     let with = run(true);
     let without = run(false);
@@ -86,9 +80,7 @@ fn wakeup_latency_is_low_when_cpus_are_free_and_grows_when_overcommitted() {
             2_000,
             9,
         );
-        let mut sim = Simulator::new(&scenario).unwrap();
-        sim.run_to_end();
-        sim.summary("light").wakeup_latency_us
+        run_sim(&scenario).summary("light").wakeup_latency_us
     };
     let heavy = {
         let scenario = scenario(
@@ -97,9 +89,7 @@ fn wakeup_latency_is_low_when_cpus_are_free_and_grows_when_overcommitted() {
             2_000,
             9,
         );
-        let mut sim = Simulator::new(&scenario).unwrap();
-        sim.run_to_end();
-        sim.summary("heavy").wakeup_latency_us
+        run_sim(&scenario).summary("heavy").wakeup_latency_us
     };
     assert!(light.p50 < 20.0, "light p50 {}", light.p50);
     assert!(

@@ -2,13 +2,11 @@
 
 mod common;
 
-use common::{preset, run_sleep, scenario, schbench};
+use common::{preset, run_sim, run_sleep, scenario, schbench};
 use sched_core::{SimTime, Simulator};
 
 fn hash_of(scenario: &sched_core::Scenario) -> String {
-    let mut sim = Simulator::new(scenario).expect("valid scenario");
-    sim.run_to_end();
-    sim.trace.hash_hex()
+    run_sim(scenario).trace.hash_hex()
 }
 
 #[test]

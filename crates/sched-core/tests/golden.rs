@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{preset, scenario, schbench};
-use sched_core::Simulator;
+use common::{preset, run_sim, scenario, schbench};
 use std::path::PathBuf;
 
 fn check_golden(name: &str, actual: &str) {
@@ -41,7 +40,6 @@ fn schbench_on_the_teaching_machine() {
         12,
         42,
     );
-    let mut sim = Simulator::new(&scenario).unwrap();
-    sim.run_to_end();
+    let sim = run_sim(&scenario);
     check_golden("schbench-teaching-small.txt", &sim.trace.compact(&sim));
 }

@@ -7,7 +7,7 @@ use sched_core::cost::CostsSpec;
 use sched_core::scenario::PolicySpec;
 use sched_core::topology::TopologySpec;
 use sched_core::workload::{SchbenchSpec, TaskTemplate, TasksSpec, WorkloadSpec};
-use sched_core::Scenario;
+use sched_core::{Scenario, Simulator};
 
 pub fn preset(name: &str) -> TopologySpec {
     TopologySpec {
@@ -201,4 +201,16 @@ pub fn tasks(
             program,
         }],
     })
+}
+
+/// Runs a scenario to the end and returns the simulator.
+pub fn run_sim(scenario: &Scenario) -> Simulator {
+    let mut sim = Simulator::new(scenario).expect("valid scenario");
+    sim.run_to_end();
+    sim
+}
+
+/// Runs a scenario to the end and returns its summary.
+pub fn run(scenario: &Scenario) -> sched_core::metrics::RunSummary {
+    run_sim(scenario).summary("test")
 }
