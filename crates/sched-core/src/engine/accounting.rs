@@ -1,0 +1,153 @@
+//! Accounting: charging run time, scheduler overhead and lock time, the trace records, and the work-conservation gap.
+
+use super::*;
+use crate::cfs::calc_delta_fair;
+use crate::cost::work_done_in;
+use crate::task::{TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::CpuId;
+use crate::trace::{Reason, TraceKind, TraceRecord};
+
+impl Simulator {
+    /// `update_curr()`: charge the running task for the time since last charged.
+    pub(crate) fn update_curr(&mut self, cpu: CpuId) {
+        let Some(task_id) = self.rqs[cpu.0 as usize].curr else {
+            return;
+        };
+        let now = self.now;
+        let task = &mut self.tasks[task_id.0 as usize];
+        if task.state != TaskState::Running(cpu) {
+            return;
+        }
+        let delta = (now - task.charged_until).as_ns();
+        if delta == 0 {
+            return;
+        }
+        task.charged_until = now;
+        task.sum_exec_runtime += delta;
+        task.vruntime += calc_delta_fair(delta, task.weight);
+        let speed = self.cpus[cpu.0 as usize].speed_permille;
+        if let Some(work) = task.remaining_work.as_mut() {
+            *work = work.saturating_sub(work_done_in(delta, speed));
+        }
+        let vruntime = task.vruntime;
+        self.rqs[cpu.0 as usize].update_min_vruntime(Some(vruntime));
+        self.account_bandwidth(task_id, cpu, delta);
+    }
+
+    pub(crate) fn close_busy_interval(&mut self, cpu: CpuId) {
+        if let Some(since) = self.cpus[cpu.0 as usize].busy_since.take() {
+            self.metrics.busy_ns[cpu.0 as usize] += (self.now - since).as_ns();
+        }
+    }
+
+    /// Busy time of each CPU so far, including the interval still open.
+    pub fn busy_ns(&self) -> Vec<u64> {
+        self.metrics
+            .busy_ns
+            .iter()
+            .zip(&self.cpus)
+            .map(|(closed, state)| {
+                closed
+                    + state
+                        .busy_since
+                        .map_or(0, |since| (self.now - since).as_ns())
+            })
+            .collect()
+    }
+
+    /// Scheduler work done on `cpu`; paid before its next task runs.
+    pub(crate) fn charge_overhead(&mut self, cpu: CpuId, ns: u64) {
+        self.cpus[cpu.0 as usize].overhead_ns += ns;
+        self.metrics.sched_overhead_ns += ns;
+    }
+
+    /// Adds the work-conservation gap accumulated since the last event: CPU time
+    /// idle while tasks waited on another runqueue of the same LLC (and anywhere).
+    pub(crate) fn integrate_gap(&mut self, until: SimTime) {
+        let elapsed = (until - self.gap_integrated_to).as_ns();
+        self.gap_integrated_to = until;
+        if elapsed == 0 {
+            return;
+        }
+        let mut idle_total = 0u64;
+        let mut waiting_total = 0u64;
+        for (idle, waiting) in self.llc_idle.iter().zip(&self.llc_waiting) {
+            idle_total += *idle as u64;
+            waiting_total += *waiting as u64;
+            self.metrics.idle_while_runnable_llc_ns += elapsed * (*idle).min(*waiting) as u64;
+        }
+        self.metrics.idle_while_runnable_machine_ns += elapsed * idle_total.min(waiting_total);
+    }
+
+    /// Refreshes the cached idle/waiting figures of `cpu` after its runqueue changed.
+    pub(crate) fn touch(&mut self, cpu: CpuId) {
+        let cpu_idx = cpu.0 as usize;
+        let idle = self.cpu_is_idle(cpu);
+        // Waiting means queued behind a running task (not on a CPU about to run it).
+        let waiting = if self.rqs[cpu_idx].curr.is_some() {
+            self.rqs[cpu_idx].queued.len() as u32
+        } else {
+            0
+        };
+        let llc = self.topology.llc_of(cpu).0 as usize;
+        let state = &mut self.cpus[cpu_idx];
+        if state.counted_idle != idle {
+            if idle {
+                self.llc_idle[llc] += 1;
+            } else {
+                self.llc_idle[llc] -= 1;
+            }
+            state.counted_idle = idle;
+        }
+        if state.counted_waiting != waiting {
+            self.llc_waiting[llc] = self.llc_waiting[llc] + waiting - state.counted_waiting;
+            state.counted_waiting = waiting;
+        }
+    }
+
+    /// Takes `cpu`'s runqueue lock from `by`: the spin and the hold are `by`'s overhead.
+    pub(crate) fn lock_rq(&mut self, cpu: CpuId, by: CpuId) {
+        let hold = self.costs.rq_lock_hold_ns;
+        let cost = self.rq_locks[cpu.0 as usize].acquire(
+            self.now,
+            by,
+            hold,
+            &self.topology,
+            &mut self.rq_lock_stat,
+        );
+        self.charge_overhead(by, cost);
+    }
+
+    pub(crate) fn pid_of(&self, task: TaskId) -> u32 {
+        self.tasks[task.0 as usize].pid.0
+    }
+
+    pub(crate) fn ctx_pid(&self, cpu: CpuId) -> u32 {
+        self.rqs[cpu.0 as usize]
+            .curr
+            .map_or(0, |task| self.pid_of(task))
+    }
+
+    pub(crate) fn emit(
+        &mut self,
+        cpu: CpuId,
+        kind: TraceKind,
+        pid: u32,
+        arg0: u32,
+        arg1: u32,
+        reason: Reason,
+    ) {
+        let record = TraceRecord {
+            time: self.now,
+            cpu: cpu.0,
+            ctx_pid: self.ctx_pid(cpu),
+            kind,
+            pid,
+            arg0,
+            arg1,
+            reason,
+        };
+        self.trace.push(record);
+    }
+}

@@ -1,0 +1,234 @@
+//! Building a simulator from a scenario: tasks, cgroups, channels, CPU state and the first events.
+
+use super::*;
+
+impl Simulator {
+    pub fn with_trace_limit(
+        scenario: &Scenario,
+        trace_keep: usize,
+    ) -> Result<Simulator, Vec<ScenarioError>> {
+        let errors = scenario.check();
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let shape = scenario
+            .topology
+            .resolve()
+            .expect("checked by Scenario::check");
+        let topology = Topology::build(shape);
+        let n_cpus = topology.n_cpus();
+        let domains = Domains::build(&topology);
+        let knobs = scenario.knobs.resolve(n_cpus);
+
+        let mut tasks = Vec::new();
+        let mut fork_parent = Vec::new();
+        let mut groups: Vec<TaskGroup> = Vec::new();
+        let mut programs = Vec::new();
+        let mut channels = Vec::new();
+        let mut workloads = Vec::new();
+        for (group, workload) in scenario.workloads.iter().enumerate() {
+            let expansion = workload.expand();
+            let program_base = programs.len();
+            let channel_base = channels.len() as u32;
+            for program in expansion.programs {
+                programs.push(offset_channels(program, channel_base));
+            }
+            channels.extend((0..expansion.channels.next).map(|idx| {
+                Channel {
+                    tokens: expansion
+                        .channels
+                        .initial_tokens
+                        .get(&ChannelId(idx))
+                        .copied()
+                        .unwrap_or(0),
+                    ..Channel::default()
+                }
+            }));
+            let first_task = tasks.len();
+            let group_base = groups.len() as u32;
+            for group in &expansion.groups {
+                let period_ns = group.period_us * 1_000;
+                let quota_ns = group.quota_machine_fraction.map(|fraction| {
+                    ((fraction * n_cpus as f64 * period_ns as f64) as u64).max(1_000)
+                });
+                groups.push(TaskGroup {
+                    name: group.name.clone(),
+                    parent: group.parent.map(|parent| group_base + parent as u32),
+                    quota_ns,
+                    period_ns,
+                    runtime_ns: quota_ns.unwrap_or(0) as i64,
+                    throttled: false,
+                    tasks: Vec::new(),
+                    subtree_size: 1,
+                });
+            }
+            for plan in expansion.tasks {
+                let leader_idx = first_task + plan.leader;
+                fork_parent.push((leader_idx != tasks.len()).then_some(TaskId(leader_idx as u32)));
+                let pid = Pid(FIRST_PID + tasks.len() as u32);
+                let tgid = Pid(FIRST_PID + (first_task + plan.leader) as u32);
+                let affinity = match &plan.cpus {
+                    Some(list) => CpuSet::from_cpus(
+                        n_cpus,
+                        parse_cpu_list(list)
+                            .expect("checked by Scenario::check")
+                            .into_iter()
+                            .map(CpuId),
+                    ),
+                    None => CpuSet::full(n_cpus),
+                };
+                tasks.push(Task {
+                    pid,
+                    tgid,
+                    comm: plan.comm,
+                    nice: plan.nice,
+                    weight: nice_to_weight(plan.nice),
+                    affinity,
+                    group: group as u32,
+                    program: program_base + plan.program,
+                    start_at: SimTime::from_us(plan.start_us),
+                    record_latency: plan.record_latency,
+                    state: TaskState::Unborn,
+                    cpu: CpuId(0),
+                    vruntime: 0,
+                    sum_exec_runtime: 0,
+                    prev_sum_exec_runtime: 0,
+                    last_ran: SimTime::ZERO,
+                    charged_until: SimTime::ZERO,
+                    woken_at: None,
+                    pc: 0,
+                    loops: Vec::new(),
+                    remaining_work: None,
+                    nr_switches: 0,
+                    nr_migrations: 0,
+                    recent_used_cpu: None,
+                    wakee_flips: 0,
+                    last_wakee: None,
+                    wakee_flips_decayed_at: SimTime::ZERO,
+                    pelt: Pelt::default(),
+                    warm_cpu: None,
+                    refill_debt_ns: 0,
+                    footprint_kib: plan.footprint_kib,
+                    jitter: plan.jitter,
+                    run_memory_bound: false,
+                    cgroup: plan.cgroup.map(|group| group_base + group as u32),
+                });
+                if let Some(group) = plan.cgroup {
+                    groups[group_base as usize + group]
+                        .tasks
+                        .push(TaskId(tasks.len() as u32 - 1));
+                }
+            }
+            let labels = expansion.channels.labels.clone();
+            workloads.push(WorkloadInfo {
+                label: workload.label(),
+                throughput: expansion.throughput,
+                best_phase_ns: vec![None; labels.len()],
+                phase_labels: labels,
+                alive: (tasks.len() - first_task) as u32,
+                finished_at: None,
+            });
+        }
+
+        let costs = scenario
+            .costs
+            .resolve(crate::topology::nominal_mhz(&topology.shape.name));
+        let n_llcs = topology.llc_cpus.len();
+        let llc_idle_initial: Vec<u32> = topology
+            .llc_cpus
+            .iter()
+            .map(|cpus| cpus.len() as u32)
+            .collect();
+        let cpu_states: Vec<CpuState> = (0..n_cpus)
+            .map(|cpu_idx| {
+                let levels = domains.per_cpu[cpu_idx].len();
+                CpuState {
+                    avg_idle_ns: 2 * knobs.sched_migration_cost_ns,
+                    speed_permille: costs.frequency_permille,
+                    last_balance: vec![SimTime::ZERO; levels],
+                    balance_failed: vec![0; levels],
+                    max_newidle_lb_cost: vec![0; levels],
+                    counted_idle: true,
+                    ..CpuState::default()
+                }
+            })
+            .collect();
+        // Subtree sizes: every group counts itself in each of its ancestors.
+        for idx in 0..groups.len() {
+            let mut parent = groups[idx].parent;
+            while let Some(up) = parent {
+                groups[up as usize].subtree_size += 1;
+                parent = groups[up as usize].parent;
+            }
+        }
+        let mut queue = EventQueue::default();
+        for (idx, group) in groups.iter().enumerate() {
+            if group.quota_ns.is_some() {
+                queue.push(
+                    SimTime(group.period_ns),
+                    Event::BandwidthRefresh(idx as u32),
+                );
+            }
+        }
+        for (idx, task) in tasks.iter().enumerate() {
+            queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
+        }
+        let end = SimTime::from_ms(scenario.duration_ms);
+        queue.push(end, Event::End);
+        let n_workloads = workloads.len();
+        Ok(Simulator {
+            title: scenario.title.clone(),
+            seed: scenario.seed,
+            topology,
+            domains,
+            knobs,
+            costs,
+            policy: scenario.policy.resolve(),
+            tasks,
+            workloads,
+            programs,
+            channels,
+            rqs: vec![CfsRq::default(); n_cpus],
+            cpus: cpu_states,
+            queue,
+            now: SimTime::ZERO,
+            end,
+            finished: false,
+            rng: SimRng::new(scenario.seed),
+            trace: Trace::new(trace_keep),
+            metrics: Metrics::new(n_cpus, n_workloads),
+            resched_queue: VecDeque::new(),
+            events: 0,
+            last_nohz_balance: SimTime::ZERO,
+            fork_parent,
+            rq_locks: vec![SpinLock::default(); n_cpus],
+            rq_lock_stat: LockStat::new("&rq->__lock"),
+            llc_idle: llc_idle_initial,
+            llc_waiting: vec![0; n_llcs],
+            gap_integrated_to: SimTime::ZERO,
+            groups,
+            pending_throttle: Vec::new(),
+            bandwidth: BandwidthStats::default(),
+        })
+    }
+}
+
+fn offset_channels(program: Program, base: u32) -> Program {
+    let shift = |channel: ChannelId| ChannelId(channel.0 + base);
+    Program {
+        instrs: program
+            .instrs
+            .into_iter()
+            .map(|instr| match instr {
+                Instr::Wait(channel) => Instr::Wait(shift(channel)),
+                Instr::Post(channel, count, sync) => Instr::Post(shift(channel), count, sync),
+                Instr::Barrier(channel, parties, label) => {
+                    Instr::Barrier(shift(channel), parties, label)
+                }
+                Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
+                Instr::Reset(channel) => Instr::Reset(shift(channel)),
+                other => other,
+            })
+            .collect(),
+    }
+}

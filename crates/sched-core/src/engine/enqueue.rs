@@ -1,0 +1,103 @@
+//! Enqueue, dequeue and migration of tasks between runqueues.
+
+use super::*;
+use crate::task::{TaskId, TaskState};
+use crate::topology::CpuId;
+use crate::trace::{Reason, TraceKind};
+
+impl Simulator {
+    pub(crate) fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.state = TaskState::Queued(cpu);
+        task.cpu = cpu;
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.insert(vruntime, task_id);
+        rq.nr_running += 1;
+        rq.load_weight += weight as u64;
+        self.touch(cpu);
+    }
+
+    /// Takes the current task off its CPU because it blocks, sleeps or exits.
+    pub(crate) fn dequeue_curr(&mut self, task_id: TaskId, cpu: CpuId, new_state: TaskState) {
+        self.update_curr(cpu);
+        let task = &mut self.tasks[task_id.0 as usize];
+        debug_assert_eq!(task.state, TaskState::Running(cpu));
+        task.state = new_state;
+        let weight = task.weight;
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.cpus[cpu.0 as usize].run_gen += 1;
+        self.tasks[task_id.0 as usize].run_memory_bound = false;
+        self.refresh_memory_bound(cpu);
+        self.request_resched(cpu, Reason::PrevStopped);
+    }
+
+    /// Moves a task that is not running (queued, or being woken) to another CPU,
+    /// re-basing its vruntime on the destination's `min_vruntime`.
+    pub(crate) fn set_task_cpu(&mut self, task_id: TaskId, dest: CpuId, reason: Reason) {
+        let task = &self.tasks[task_id.0 as usize];
+        let orig = task.cpu;
+        if orig == dest {
+            return;
+        }
+        let from_min = self.rqs[orig.0 as usize].min_vruntime;
+        let to_min = self.rqs[dest.0 as usize].min_vruntime;
+        let pid = task.pid.0;
+        self.emit(
+            orig,
+            TraceKind::SchedMigrateTask,
+            pid,
+            orig.0,
+            dest.0,
+            reason,
+        );
+        let distance = self.topology.distance(orig, dest);
+        self.metrics.migrations.count(distance);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = task.vruntime.saturating_sub(from_min) + to_min;
+        task.cpu = dest;
+        task.nr_migrations += 1;
+    }
+
+    /// Detaches a queued task from `src` and attaches it to `dest` (load balancing).
+    pub(crate) fn move_queued_task(
+        &mut self,
+        kick: bool,
+        task_id: TaskId,
+        src: CpuId,
+        dest: CpuId,
+        reason: Reason,
+    ) {
+        let task = &self.tasks[task_id.0 as usize];
+        debug_assert_eq!(task.state, TaskState::Queued(src));
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[src.0 as usize];
+        rq.remove(vruntime, task_id);
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.touch(src);
+        // double_rq_lock(): the balancing CPU takes both runqueue locks.
+        self.lock_rq(src, dest);
+        self.lock_rq(dest, dest);
+        self.set_task_cpu(task_id, dest, reason);
+        self.enqueue_task(task_id, dest);
+        // `attach_task()` → `check_preempt_curr()`; a CPU pulling for itself in
+        // `newidle_balance` is already inside `schedule` and picks the task next.
+        if kick {
+            self.check_preempt_curr(dest, task_id);
+        }
+    }
+
+    /// Takes a waiting (not running) task off its runqueue.
+    pub(crate) fn dequeue_queued(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &self.tasks[task_id.0 as usize];
+        let (vruntime, weight) = (task.vruntime, task.weight);
+        let rq = &mut self.rqs[cpu.0 as usize];
+        rq.remove(vruntime, task_id);
+        rq.nr_running -= 1;
+        rq.load_weight -= weight as u64;
+        self.touch(cpu);
+    }
+}

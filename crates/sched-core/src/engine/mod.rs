@@ -1,0 +1,328 @@
+//! The simulator: one machine, its runqueues and tasks, driven by the event queue.
+//!
+//! How the parts fit: an event (a fork, a timer, the end of a CPU burst, a tick) is
+//! popped in `(time, seq)` order and handled. Handlers change task and runqueue
+//! state and may ask for a reschedule of a CPU; requests are queued and served after
+//! the handler (`drain_resched`), as the kernel's need-resched flag is acted on at
+//! the next preemption point. A task runs its behaviour program while it is a CPU's
+//! current task; instantaneous steps (posting to a channel) happen at once, a `Run`
+//! becomes a future `RunDone` event, and blocking or sleeping leaves the CPU.
+//!
+//! Simplification: a reschedule takes effect at the instant it is requested (no
+//! IPI delay), and the switch itself costs no time in this first model.
+
+use crate::bandwidth::{BandwidthStats, TaskGroup};
+use crate::behaviour::{ChannelId, Instr, Program};
+use crate::cfs::Knobs;
+use crate::cost::Costs;
+use crate::cpuset::{parse_cpu_list, CpuSet};
+use crate::domains::Domains;
+use crate::event_queue::EventQueue;
+use crate::lock::{LockStat, SpinLock};
+use crate::metrics::Metrics;
+use crate::pelt::Pelt;
+use crate::rng::SimRng;
+use crate::runqueue::CfsRq;
+use crate::scenario::{Policy, Scenario, ScenarioError};
+use crate::task::{nice_to_weight, Pid, Task, TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::{CpuId, Topology};
+use crate::trace::{Reason, TaskNames, Trace};
+use crate::workload::ThroughputKind;
+use std::collections::VecDeque;
+
+mod accounting;
+mod build;
+mod enqueue;
+mod program;
+mod schedule;
+mod speed;
+mod ttwu;
+mod views;
+
+/// What the queue holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    Fork(TaskId),
+    TimerWake(TaskId),
+    /// The current `Run` of the task on `cpu` ends, unless `gen` is stale.
+    RunDone {
+        cpu: CpuId,
+        gen: u64,
+    },
+    /// The context switch on `cpu` is done: the new current task starts running.
+    SwitchDone {
+        cpu: CpuId,
+        gen: u64,
+    },
+    /// An idle CPU that had a task woken onto it is ready to schedule.
+    IdleExit(CpuId),
+    Tick(CpuId),
+    /// A cgroup's bandwidth period ends: refill its quota.
+    BandwidthRefresh(u32),
+    End,
+}
+
+/// A wait queue with a token count: a futex, a pipe, a semaphore.
+#[derive(Clone, Debug, Default)]
+pub struct Channel {
+    pub tokens: u64,
+    pub waiters: VecDeque<TaskId>,
+    /// For a barrier: when it last released its waiters (the start of the phase).
+    pub last_release: SimTime,
+}
+
+/// Per-CPU bookkeeping beyond the runqueue.
+#[derive(Clone, Debug, Default)]
+pub struct CpuState {
+    /// Bumped whenever the current burst is cut short, so its `RunDone` is ignored.
+    pub run_gen: u64,
+    pub tick_armed: bool,
+    pub busy_since: Option<SimTime>,
+    pub need_resched: bool,
+    /// An `IdleExit` is pending for this CPU.
+    pub leaving_idle: bool,
+    /// When the CPU last went idle.
+    pub idle_since: SimTime,
+    /// `rq->avg_idle`: a running average of idle periods.
+    pub avg_idle_ns: u64,
+    /// How busy the CPU has been (PELT of "a task is running").
+    pub pelt: Pelt,
+    /// Current speed: 1000 alone, less while an SMT sibling is busy.
+    pub speed_permille: u32,
+    /// Scheduler-path time owed, paid before the next task runs.
+    pub overhead_ns: u64,
+    /// Per domain level: last periodic balance, failed attempts, and the most a
+    /// newidle balance has cost (`max_newidle_lb_cost`).
+    pub last_balance: Vec<SimTime>,
+    pub balance_failed: Vec<u32>,
+    pub max_newidle_lb_cost: Vec<u64>,
+    /// The running task is in a memory-bound run (it shares memory bandwidth).
+    pub memory_bound: bool,
+    /// Cached for the work-conservation figures: is the CPU idle, and how many
+    /// tasks wait in its runqueue.
+    pub counted_idle: bool,
+    pub counted_waiting: u32,
+    pub resched_reason: Option<Reason>,
+}
+
+/// The outcome of one call to [`Simulator::step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOutcome {
+    Handled,
+    Finished,
+}
+
+/// Names of the workloads' throughput units, with their completed counts.
+#[derive(Clone, Debug)]
+pub struct WorkloadInfo {
+    pub label: String,
+    pub throughput: ThroughputKind,
+    /// Barrier phase labels (STREAM's kernels), by index.
+    pub phase_labels: Vec<String>,
+    /// Tasks not yet exited, and when the last one exited.
+    pub alive: u32,
+    pub finished_at: Option<SimTime>,
+    /// Shortest duration seen of each phase, by label index.
+    pub best_phase_ns: Vec<Option<u64>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    pub title: String,
+    pub seed: u64,
+    pub topology: Topology,
+    pub domains: Domains,
+    pub knobs: Knobs,
+    pub costs: Costs,
+    pub policy: Policy,
+    pub tasks: Vec<Task>,
+    pub workloads: Vec<WorkloadInfo>,
+    pub(crate) programs: Vec<Program>,
+    pub(crate) channels: Vec<Channel>,
+    pub rqs: Vec<CfsRq>,
+    pub cpus: Vec<CpuState>,
+    queue: EventQueue<Event>,
+    now: SimTime,
+    end: SimTime,
+    finished: bool,
+    pub(crate) rng: SimRng,
+    pub trace: Trace,
+    pub metrics: Metrics,
+    resched_queue: VecDeque<CpuId>,
+    events: u64,
+    last_nohz_balance: SimTime,
+    /// Per task: the task whose CPU forks it (its thread-group leader).
+    fork_parent: Vec<Option<TaskId>>,
+    pub(crate) rq_locks: Vec<SpinLock>,
+    pub rq_lock_stat: LockStat,
+    /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
+    llc_idle: Vec<u32>,
+    llc_waiting: Vec<u32>,
+    gap_integrated_to: SimTime,
+    /// Task groups (cgroups), for CFS bandwidth control.
+    pub groups: Vec<TaskGroup>,
+    pub(crate) pending_throttle: Vec<u32>,
+    pub bandwidth: BandwidthStats,
+}
+
+/// Pid numbering starts here, like a freshly booted machine's first user tasks.
+const FIRST_PID: u32 = 1000;
+/// Records the trace keeps by default (the hash and counts cover all of them).
+pub const DEFAULT_TRACE_KEEP: usize = 2_000_000;
+
+impl Simulator {
+    /// Builds a simulator, or says every way in which the scenario is wrong.
+    pub fn new(scenario: &Scenario) -> Result<Simulator, Vec<ScenarioError>> {
+        Self::with_trace_limit(scenario, DEFAULT_TRACE_KEEP)
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn end_time(&self) -> SimTime {
+        self.end
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        if self.finished {
+            None
+        } else {
+            self.queue.peek_time()
+        }
+    }
+
+    /// Handles exactly one event.
+    pub fn step(&mut self) -> StepOutcome {
+        if self.finished {
+            return StepOutcome::Finished;
+        }
+        let Some((time, event)) = self.queue.pop() else {
+            self.finished = true;
+            return StepOutcome::Finished;
+        };
+        debug_assert!(time >= self.now, "time went backwards");
+        self.integrate_gap(time);
+        self.now = time;
+        self.events += 1;
+        match event {
+            Event::Fork(task) => self.wake_up_new_task(task),
+            Event::TimerWake(task) => {
+                // The timer fires on the CPU the task slept on.
+                let waker_cpu = self.tasks[task.0 as usize].cpu;
+                self.try_to_wake_up(task, waker_cpu, None, false);
+            }
+            Event::RunDone { cpu, gen } => self.run_done(cpu, gen),
+            Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),
+            Event::IdleExit(cpu) => {
+                self.cpus[cpu.0 as usize].leaving_idle = false;
+                self.request_resched(cpu, Reason::LeftIdle);
+            }
+            Event::Tick(cpu) => self.scheduler_tick(cpu),
+            Event::BandwidthRefresh(group) => self.refresh_bandwidth(group),
+            Event::End => {
+                self.finish();
+                return StepOutcome::Finished;
+            }
+        }
+        self.drain_resched();
+        StepOutcome::Handled
+    }
+
+    /// Handles every event up to and including `until`, then sets the clock there.
+    pub fn run_until(&mut self, until: SimTime) {
+        self.run_until_bounded(until, u64::MAX);
+    }
+
+    /// Like `run_until`, but stops after `max_events` events (so a caller that must
+    /// stay responsive can come back for the rest). Returns true when `until` was
+    /// reached (or the run ended).
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> bool {
+        let mut handled = 0u64;
+        while !self.finished {
+            match self.queue.peek_time() {
+                Some(time) if time <= until => {
+                    if handled == max_events {
+                        return false;
+                    }
+                    self.step();
+                    handled += 1;
+                }
+                _ => break,
+            }
+        }
+        if !self.finished && until > self.now {
+            self.now = until.min(self.end);
+        }
+        true
+    }
+
+    /// Runs at most `max_events` events; returns how many ran.
+    pub fn run_events(&mut self, max_events: u64) -> u64 {
+        let mut count = 0;
+        while count < max_events && self.step() == StepOutcome::Handled {
+            count += 1;
+        }
+        count
+    }
+
+    pub fn run_to_end(&mut self) {
+        while self.step() == StepOutcome::Handled {}
+    }
+
+    fn finish(&mut self) {
+        for cpu_idx in 0..self.cpus.len() {
+            self.close_busy_interval(CpuId(cpu_idx as u32));
+            let cpu = CpuId(cpu_idx as u32);
+            self.update_curr(cpu);
+        }
+        self.finished = true;
+    }
+}
+
+impl WorkloadInfo {
+    /// The unit a live rate of completed work is shown in.
+    pub fn rate_unit(&self) -> String {
+        match &self.throughput {
+            ThroughputKind::Rate { unit } => unit.clone(),
+            ThroughputKind::CompletionTime { fallback_unit } => fallback_unit.clone(),
+            ThroughputKind::StreamPhases { .. } => "phases/s".into(),
+        }
+    }
+}
+
+impl TaskNames for Simulator {
+    fn cgroup_name(&self, group: u32) -> String {
+        self.groups
+            .get(group as usize)
+            .map_or_else(|| format!("#{group}"), |tg| tg.name.clone())
+    }
+
+    fn comm(&self, pid: u32) -> &str {
+        if pid == 0 {
+            return "swapper";
+        }
+        self.tasks
+            .get((pid - FIRST_PID) as usize)
+            .map_or("<...>", |task| task.comm.as_str())
+    }
+
+    fn prio(&self, pid: u32) -> i32 {
+        if pid == 0 {
+            return 120;
+        }
+        self.tasks
+            .get((pid - FIRST_PID) as usize)
+            .map_or(120, |task| task.prio())
+    }
+}

@@ -1,0 +1,173 @@
+//! The behaviour-program interpreter: what a task does while it is a CPU's current task.
+
+use super::*;
+use crate::behaviour::Instr;
+use crate::cpuset::CpuSet;
+use crate::task::{LoopFrame, TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::CpuId;
+use crate::trace::{Reason, TraceKind};
+
+impl Simulator {
+    /// Runs the task's program from its current position until it needs CPU time,
+    /// sleeps, blocks or exits.
+    pub(crate) fn advance_program(&mut self, task_id: TaskId, cpu: CpuId) {
+        let tidx = task_id.0 as usize;
+        let program_idx = self.tasks[tidx].program;
+        // Guard against a loop that draws zero-length runs forever.
+        let mut steps_without_time = 0u32;
+        loop {
+            let pc = self.tasks[tidx].pc;
+            let Some(instr) = self.programs[program_idx].instrs.get(pc).cloned() else {
+                self.exit_task(task_id, cpu);
+                return;
+            };
+            self.tasks[tidx].pc = pc + 1;
+            steps_without_time += 1;
+            match instr {
+                Instr::Run(dist, memory_bound) => {
+                    let mut work = dist.sample_ns(&mut self.rng);
+                    if work == 0 && steps_without_time > 10_000 {
+                        work = 1_000;
+                    }
+                    if work == 0 {
+                        continue;
+                    }
+                    let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
+                    self.tasks[tidx].remaining_work = Some(work);
+                    self.tasks[tidx].run_memory_bound = memory_bound;
+                    // A memory-bound run sets this CPU's speed (and its neighbours');
+                    // if that already timed the run, it is queued.
+                    if memory_bound && self.refresh_memory_bound(cpu) {
+                        return;
+                    }
+                    self.schedule_run_done(cpu, work);
+                    return;
+                }
+                Instr::Sleep(dist) => {
+                    let duration = dist.sample_ns(&mut self.rng);
+                    self.dequeue_curr(task_id, cpu, TaskState::Sleeping);
+                    self.queue
+                        .push(self.now + SimTime(duration), Event::TimerWake(task_id));
+                    return;
+                }
+                Instr::Wait(channel) => {
+                    let chan = &mut self.channels[channel.0 as usize];
+                    if chan.tokens > 0 {
+                        chan.tokens -= 1;
+                        continue;
+                    }
+                    chan.waiters.push_back(task_id);
+                    self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                    return;
+                }
+                Instr::Post(channel, count, sync) => {
+                    for _ in 0..count {
+                        match self.channels[channel.0 as usize].waiters.pop_front() {
+                            Some(waiter) => self.try_to_wake_up(waiter, cpu, Some(task_id), sync),
+                            None => self.channels[channel.0 as usize].tokens += 1,
+                        }
+                    }
+                }
+                Instr::WakeAll(channel) => {
+                    let waiters: Vec<TaskId> = self.channels[channel.0 as usize]
+                        .waiters
+                        .drain(..)
+                        .collect();
+                    for waiter in waiters {
+                        self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+                    }
+                }
+                Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
+                Instr::Barrier(channel, parties, label) => {
+                    let chan = &mut self.channels[channel.0 as usize];
+                    if chan.tokens + 1 < parties as u64 {
+                        chan.tokens += 1;
+                        chan.waiters.push_back(task_id);
+                        self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                        return;
+                    }
+                    // The last to arrive: the phase is over, everyone goes on.
+                    let phase = (self.now - chan.last_release).as_ns();
+                    chan.tokens = 0;
+                    chan.last_release = self.now;
+                    let waiters: Vec<TaskId> = chan.waiters.drain(..).collect();
+                    let group = self.tasks[tidx].group as usize;
+                    if let Some(best) = self.workloads[group].best_phase_ns.get_mut(label as usize)
+                    {
+                        *best = Some(best.map_or(phase, |known| known.min(phase)));
+                    }
+                    for waiter in waiters {
+                        self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+                    }
+                }
+                Instr::SetAffinity(cpus) => {
+                    let n_cpus = self.topology.n_cpus();
+                    let mask = CpuSet::from_cpus(
+                        n_cpus,
+                        cpus.iter()
+                            .filter(|cpu| (**cpu as usize) < n_cpus)
+                            .map(|cpu| CpuId(*cpu)),
+                    );
+                    if mask.is_empty() {
+                        continue; // the kernel refuses an empty mask (EINVAL)
+                    }
+                    let must_move = !mask.contains(cpu);
+                    self.tasks[tidx].affinity = mask;
+                    if must_move {
+                        // set_cpus_allowed_ptr(): the running task is pushed off this
+                        // CPU and placed again as if woken.
+                        self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                        self.place_woken_task(task_id, cpu, None, false);
+                        return;
+                    }
+                }
+                Instr::Complete => {
+                    let group = self.tasks[tidx].group as usize;
+                    self.metrics.completed[group] += 1;
+                }
+                Instr::LoopStart { count, end } => {
+                    if count == Some(0) {
+                        self.tasks[tidx].pc = end + 1;
+                    } else {
+                        self.tasks[tidx].loops.push(LoopFrame {
+                            start: pc,
+                            remaining: count,
+                        });
+                    }
+                }
+                Instr::LoopEnd { start } => {
+                    let task = &mut self.tasks[tidx];
+                    let frame = task.loops.last_mut().expect("loop end without start");
+                    match frame.remaining.as_mut() {
+                        None => task.pc = start + 1,
+                        Some(remaining) => {
+                            *remaining -= 1;
+                            if *remaining == 0 {
+                                task.loops.pop();
+                            } else {
+                                task.pc = start + 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn exit_task(&mut self, task_id: TaskId, cpu: CpuId) {
+        let pid = self.pid_of(task_id);
+        self.emit(cpu, TraceKind::SchedProcessExit, pid, 0, 0, Reason::None);
+        self.dequeue_curr(task_id, cpu, TaskState::Exited);
+        let group = self.tasks[task_id.0 as usize].group as usize;
+        let workload = &mut self.workloads[group];
+        workload.alive -= 1;
+        if workload.alive == 0 {
+            workload.finished_at = Some(self.now);
+            if self.workloads.iter().all(|workload| workload.alive == 0) {
+                // Every task has exited: the run is over.
+                self.queue.push(self.now, Event::End);
+            }
+        }
+    }
+}

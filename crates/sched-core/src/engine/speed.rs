@@ -1,0 +1,131 @@
+//! The speed model: SMT sharing, memory bandwidth and frequency, and cache-refill debt.
+
+use super::*;
+use crate::cost::wall_time_for;
+use crate::task::{TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::CpuId;
+use crate::workload::STREAM_THREAD_BYTES_PER_US;
+
+impl Simulator {
+    /// Queues the end of the current burst: `work` at the CPU's current speed.
+    pub(crate) fn schedule_run_done(&mut self, cpu: CpuId, work: u64) {
+        let state = &self.cpus[cpu.0 as usize];
+        let (gen, speed) = (state.run_gen, state.speed_permille);
+        self.queue.push(
+            self.now + SimTime(wall_time_for(work, speed)),
+            Event::RunDone { cpu, gen },
+        );
+    }
+
+    /// A task about to run on `cpu` owes a cache refill if its data is warm elsewhere.
+    pub(crate) fn note_cache_refill(&mut self, task_id: TaskId, cpu: CpuId) {
+        let task = &self.tasks[task_id.0 as usize];
+        let Some(warm) = task.warm_cpu else {
+            self.tasks[task_id.0 as usize].warm_cpu = Some(cpu);
+            return;
+        };
+        if warm == cpu || task.footprint_kib == 0 {
+            return;
+        }
+        let cost = self
+            .costs
+            .refill_ns(task.footprint_kib, self.topology.distance(warm, cpu));
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.refill_debt_ns += cost;
+        task.warm_cpu = Some(cpu);
+        self.metrics.cache_refill_ns += cost;
+    }
+
+    /// Recomputes the speed of `cpu`'s core after its busy state changed.
+    pub(crate) fn refresh_core_speed(&mut self, cpu: CpuId) {
+        if self.topology.shape.threads_per_core < 2 {
+            return;
+        }
+        let core = self.topology.core_of(cpu);
+        let threads: Vec<CpuId> = self.topology.core_cpus[core.0 as usize].iter().collect();
+        for thread in threads {
+            self.retime(thread);
+        }
+    }
+
+    /// Updates whether `cpu` runs a memory-bound burst; when that changes, every
+    /// memory-bound CPU of its node gets a new bandwidth share. Returns true when
+    /// `cpu`'s own burst was (re)queued.
+    pub(crate) fn refresh_memory_bound(&mut self, cpu: CpuId) -> bool {
+        let cpu_idx = cpu.0 as usize;
+        let now_bound = self.rqs[cpu_idx].curr.is_some_and(|task| {
+            let task = &self.tasks[task.0 as usize];
+            task.state == TaskState::Running(cpu) && task.run_memory_bound
+        });
+        if self.cpus[cpu_idx].memory_bound == now_bound {
+            return false;
+        }
+        self.cpus[cpu_idx].memory_bound = now_bound;
+        let node = self.topology.info(cpu).node.0 as usize;
+        let neighbours: Vec<CpuId> = self.topology.node_cpus[node]
+            .iter()
+            .filter(|other| *other != cpu && self.cpus[other.0 as usize].memory_bound)
+            .collect();
+        for other in neighbours {
+            self.retime(other);
+        }
+        self.retime(cpu)
+    }
+
+    /// The speed `cpu` runs at now, in permille: SMT sharing times its share of
+    /// memory bandwidth (for a memory-bound burst).
+    pub(crate) fn target_speed(&self, cpu: CpuId) -> u32 {
+        let mut speed = self.costs.frequency_permille as u64;
+        if self.topology.shape.threads_per_core > 1
+            && self
+                .topology
+                .siblings(cpu)
+                .any(|sibling| self.rqs[sibling.0 as usize].curr.is_some())
+        {
+            speed = speed * self.costs.smt_speed_permille as u64 / 1000;
+        }
+        if self.cpus[cpu.0 as usize].memory_bound {
+            let demand_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;
+            let info = self.topology.info(cpu);
+            let count = |set: &crate::cpuset::CpuSet| {
+                set.iter()
+                    .filter(|other| self.cpus[other.0 as usize].memory_bound)
+                    .count()
+                    .max(1) as f64
+            };
+            let llc_share = self.costs.memory_llc_gbps as f64
+                / (count(&self.topology.llc_cpus[info.llc.0 as usize]) * demand_gbps);
+            let node_share = self.costs.memory_node_gbps as f64
+                / (count(&self.topology.node_cpus[info.node.0 as usize]) * demand_gbps);
+            let share = llc_share.min(node_share).min(1.0);
+            speed = (speed as f64 * share) as u64;
+        }
+        speed.max(1) as u32
+    }
+
+    /// Applies `target_speed` to `cpu`: work done so far is charged at the old speed
+    /// and a running burst is re-timed. Returns true when it queued the burst's end.
+    pub(crate) fn retime(&mut self, cpu: CpuId) -> bool {
+        let speed = self.target_speed(cpu);
+        let cpu_idx = cpu.0 as usize;
+        if self.cpus[cpu_idx].speed_permille == speed {
+            return false;
+        }
+        self.update_curr(cpu);
+        self.cpus[cpu_idx].speed_permille = speed;
+        let Some(task_id) = self.rqs[cpu_idx].curr else {
+            return false;
+        };
+        let task = &self.tasks[task_id.0 as usize];
+        let in_burst = task.state == TaskState::Running(cpu) && task.charged_until <= self.now;
+        match (in_burst, task.remaining_work) {
+            (true, Some(work)) => {
+                self.cpus[cpu_idx].run_gen += 1;
+                self.schedule_run_done(cpu, work);
+                true
+            }
+            _ => false,
+        }
+    }
+}

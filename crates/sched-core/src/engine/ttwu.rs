@@ -1,0 +1,167 @@
+//! Wakeups: `try_to_wake_up`, `wake_up_new_task`, and wakeup preemption (`check_preempt_wakeup`).
+
+use super::*;
+use crate::cfs::calc_delta_fair;
+use crate::task::{TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::CpuId;
+use crate::trace::{Reason, TraceKind};
+
+impl Simulator {
+    pub(crate) fn wake_up_new_task(&mut self, task_id: TaskId) {
+        // Forked from its thread-group leader's CPU, or from the first CPU it may use.
+        let parent_cpu = match self.fork_parent[task_id.0 as usize] {
+            Some(leader) if self.tasks[leader.0 as usize].state != TaskState::Unborn => {
+                self.tasks[leader.0 as usize].cpu
+            }
+            _ => self.tasks[task_id.0 as usize]
+                .affinity
+                .first()
+                .expect("affinity is never empty"),
+        };
+        let (cpu, reason) = self.select_task_rq_fork(task_id, parent_cpu);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.cpu = cpu;
+        // START_DEBIT: a new task starts one virtual slice after min_vruntime.
+        let rq = &self.rqs[cpu.0 as usize];
+        let weight = task.weight;
+        let slice =
+            self.knobs
+                .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64);
+        task.vruntime = rq.min_vruntime + calc_delta_fair(slice, weight);
+        task.last_ran = self.now;
+        task.charged_until = self.now;
+        let pid = task.pid.0;
+        if self.task_throttled(task_id) {
+            self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
+            self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
+            return;
+        }
+        self.enqueue_task(task_id, cpu);
+        self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
+        self.check_preempt_curr(cpu, task_id);
+    }
+
+    /// `try_to_wake_up()`: choose a CPU, enqueue, maybe preempt. `waker` is the task
+    /// doing the wakeup (none for a timer); `sync` hints that the waker will sleep.
+    pub(crate) fn try_to_wake_up(
+        &mut self,
+        task_id: TaskId,
+        waker_cpu: CpuId,
+        waker: Option<TaskId>,
+        sync: bool,
+    ) {
+        let task = &self.tasks[task_id.0 as usize];
+        if !matches!(task.state, TaskState::Sleeping | TaskState::Blocked) {
+            return;
+        }
+        let pid = task.pid.0;
+        let prev_cpu = task.cpu;
+        self.emit(
+            waker_cpu,
+            TraceKind::SchedWaking,
+            pid,
+            prev_cpu.0,
+            0,
+            Reason::None,
+        );
+        if self.rqs[prev_cpu.0 as usize].curr == Some(task_id) {
+            // It blocked in this same instant and has not left the CPU yet
+            // (`ttwu_runnable()`): it simply stays runnable there.
+            let task = &mut self.tasks[task_id.0 as usize];
+            task.state = TaskState::Running(prev_cpu);
+            let weight = task.weight as u64;
+            let rq = &mut self.rqs[prev_cpu.0 as usize];
+            rq.nr_running += 1;
+            rq.load_weight += weight;
+            self.touch(prev_cpu);
+            self.emit(
+                waker_cpu,
+                TraceKind::SchedWakeup,
+                pid,
+                prev_cpu.0,
+                0,
+                Reason::None,
+            );
+            return;
+        }
+        if let Some(waker) = waker {
+            self.record_wakee(waker, task_id);
+        }
+        self.place_woken_task(task_id, waker_cpu, waker, sync);
+    }
+
+    /// The placement half of `try_to_wake_up()`: pick a CPU, move and enqueue the
+    /// task there, and check for preemption.
+    pub(crate) fn place_woken_task(
+        &mut self,
+        task_id: TaskId,
+        waker_cpu: CpuId,
+        waker: Option<TaskId>,
+        sync: bool,
+    ) {
+        let pid = self.tasks[task_id.0 as usize].pid.0;
+        let (target, reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
+        self.set_task_cpu(task_id, target, reason);
+        self.lock_rq(target, waker_cpu);
+        let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
+        task.woken_at = Some(self.now);
+        self.metrics.wakeups += 1;
+        if self.task_throttled(task_id) {
+            // Its cgroup is out of quota: it waits on the throttled cfs_rq.
+            self.tasks[task_id.0 as usize].state = TaskState::Throttled(target);
+            self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+            return;
+        }
+        self.enqueue_task(task_id, target);
+        self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+        self.check_preempt_curr(target, task_id);
+    }
+
+    /// `check_preempt_wakeup()`: preempt when the current task's vruntime is ahead of
+    /// the woken task's by more than the (weighted) wakeup granularity.
+    pub(crate) fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId) {
+        let Some(curr) = self.rqs[cpu.0 as usize].curr else {
+            let state = &mut self.cpus[cpu.0 as usize];
+            if !state.leaving_idle && !state.need_resched {
+                state.leaving_idle = true;
+                let at = self.now + SimTime(self.costs.idle_exit_latency_ns);
+                self.queue.push(at, Event::IdleExit(cpu));
+            }
+            return;
+        };
+        if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
+            return; // a switch is already pending
+        }
+        self.update_curr(cpu);
+        let curr_vruntime = self.tasks[curr.0 as usize].vruntime;
+        let woken_task = &self.tasks[woken.0 as usize];
+        let gran = self.knobs.wakeup_gran(woken_task.weight);
+        if curr_vruntime > woken_task.vruntime + gran {
+            let woken_pid = woken_task.pid.0;
+            self.request_resched(cpu, Reason::WakeupPreempt { woken_pid });
+        }
+    }
+
+    /// `record_wakee()`: count how often a waker switches between wakees; the count
+    /// halves every second.
+    pub(crate) fn record_wakee(&mut self, waker: TaskId, wakee: TaskId) {
+        let now = self.now;
+        let task = &mut self.tasks[waker.0 as usize];
+        if now > task.wakee_flips_decayed_at + SimTime::from_ms(1000) {
+            task.wakee_flips >>= 1;
+            task.wakee_flips_decayed_at = now;
+        }
+        if task.last_wakee != Some(wakee) {
+            task.last_wakee = Some(wakee);
+            task.wakee_flips += 1;
+        }
+    }
+
+    pub(crate) fn cpu_is_idle(&self, cpu: CpuId) -> bool {
+        let rq = &self.rqs[cpu.0 as usize];
+        rq.curr.is_none() && rq.nr_running == 0
+    }
+}

@@ -1,0 +1,209 @@
+//! Read-only views for the front ends: utilisation, per-CPU frames, throughput, the summary, invariants.
+
+use super::*;
+use crate::metrics::{IdleWhileRunnable, RunSummary, Throughput, WorkloadThroughput};
+use crate::task::{TaskId, TaskState};
+use crate::topology::CpuId;
+use crate::workload::ThroughputKind;
+
+impl Simulator {
+    /// Utilisation of a CPU (PELT, 0..1024) as of now.
+    pub fn cpu_util(&self, cpu: CpuId) -> f64 {
+        let busy = self.rqs[cpu.0 as usize].curr.is_some();
+        self.cpus[cpu.0 as usize].pelt.peek(self.now, busy)
+    }
+
+    /// Utilisation of a core: the sum over its SMT threads (0..1024 per thread).
+    pub fn core_util(&self, core: crate::topology::CoreId) -> f64 {
+        self.topology.core_cpus[core.0 as usize]
+            .iter()
+            .map(|cpu| self.cpu_util(cpu))
+            .sum()
+    }
+
+    /// A task's utilisation (PELT) as of now.
+    pub fn task_util(&self, task_id: TaskId) -> f64 {
+        let task = &self.tasks[task_id.0 as usize];
+        task.pelt
+            .peek(self.now, matches!(task.state, TaskState::Running(_)))
+    }
+
+    /// Per CPU: the pid running there (0 when idle) and the number of runnable tasks.
+    pub fn cpu_frame(&self, running_pid: &mut [u32], nr_running: &mut [u32]) {
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            running_pid[cpu_idx] = rq
+                .curr
+                .filter(|task| {
+                    self.tasks[task.0 as usize].state == TaskState::Running(CpuId(cpu_idx as u32))
+                })
+                .map_or(0, |task| self.pid_of(task));
+            nr_running[cpu_idx] = rq.nr_running;
+        }
+    }
+
+    /// Throughput of each workload, in its benchmark's own unit(s).
+    pub fn throughputs(&self) -> Vec<(String, Vec<Throughput>)> {
+        let elapsed_s = self.now.as_ns() as f64 / 1e9;
+        let rate = |completed: u64| {
+            if elapsed_s > 0.0 {
+                completed as f64 / elapsed_s
+            } else {
+                0.0
+            }
+        };
+        self.workloads
+            .iter()
+            .zip(&self.metrics.completed)
+            .map(|(workload, completed)| {
+                let values = match &workload.throughput {
+                    ThroughputKind::Rate { unit } => vec![Throughput {
+                        unit: unit.clone(),
+                        value: rate(*completed),
+                    }],
+                    ThroughputKind::CompletionTime { fallback_unit } => {
+                        match workload.finished_at {
+                            Some(at) => vec![Throughput {
+                                unit: "s".into(),
+                                value: at.as_ns() as f64 / 1e9,
+                            }],
+                            None => vec![Throughput {
+                                unit: fallback_unit.clone(),
+                                value: rate(*completed),
+                            }],
+                        }
+                    }
+                    ThroughputKind::StreamPhases { bytes_per_phase } => bytes_per_phase
+                        .iter()
+                        .map(|(label, bytes)| {
+                            let best = workload
+                                .phase_labels
+                                .iter()
+                                .position(|known| known == label)
+                                .and_then(|idx| workload.best_phase_ns[idx]);
+                            Throughput {
+                                unit: format!("MB/s {label}"),
+                                value: best
+                                    .map_or(0.0, |ns| *bytes as f64 * 1000.0 / ns.max(1) as f64),
+                            }
+                        })
+                        .collect(),
+                };
+                (workload.label.clone(), values)
+            })
+            .collect()
+    }
+
+    pub fn summary(&self, scenario_name: &str) -> RunSummary {
+        let by_workload = self.throughputs();
+        let throughput = by_workload
+            .first()
+            .and_then(|(_, values)| values.first().cloned())
+            .unwrap_or(Throughput {
+                unit: "ops/s".into(),
+                value: 0.0,
+            });
+        let busy: u64 = self.busy_ns().iter().sum();
+        let capacity = self.now.as_ns() as f64 * self.topology.n_cpus() as f64;
+        RunSummary {
+            scenario: scenario_name.to_string(),
+            seed: self.seed,
+            sim_time_ns: self.now.as_ns(),
+            events: self.events,
+            trace_events: self.trace.total,
+            trace_hash: self.trace.hash_hex(),
+            wakeup_latency_us: self.metrics.latency_percentiles(),
+            throughput,
+            throughput_by_workload: by_workload
+                .into_iter()
+                .map(|(workload, values)| WorkloadThroughput { workload, values })
+                .collect(),
+            utilization: if capacity > 0.0 {
+                busy as f64 / capacity
+            } else {
+                0.0
+            },
+            idle_while_runnable_ns: IdleWhileRunnable {
+                llc: self.metrics.idle_while_runnable_llc_ns,
+                machine: self.metrics.idle_while_runnable_machine_ns,
+            },
+            context_switches: self.metrics.context_switches,
+            wakeups: self.metrics.wakeups,
+            migrations: self.metrics.migrations.clone(),
+            locks: vec![self.rq_lock_stat.clone()],
+            avg_freq_mhz: self.costs.frequency_mhz as f64,
+            cache_refill_ns: self.metrics.cache_refill_ns,
+            sched_overhead_ns: self.metrics.sched_overhead_ns,
+            bandwidth: self.bandwidth.clone(),
+        }
+    }
+
+    /// Checks the model's bookkeeping: every task is in exactly one place, and the
+    /// runqueues' counts and weights match their contents. Used by property tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            let cpu = CpuId(cpu_idx as u32);
+            let mut count = 0u32;
+            let mut weight = 0u64;
+            for (vruntime, task_id) in &rq.queued {
+                let task = &self.tasks[task_id.0 as usize];
+                if task.state != TaskState::Queued(cpu) {
+                    return Err(format!(
+                        "pid {} in CPU {cpu_idx}'s tree but {:?}",
+                        task.pid.0, task.state
+                    ));
+                }
+                if task.vruntime != *vruntime {
+                    return Err(format!("pid {} keyed with a stale vruntime", task.pid.0));
+                }
+                seen[task_id.0 as usize] += 1;
+                count += 1;
+                weight += task.weight as u64;
+            }
+            if let Some(curr) = rq.curr {
+                let task = &self.tasks[curr.0 as usize];
+                if task.state == TaskState::Running(cpu) {
+                    seen[curr.0 as usize] += 1;
+                    count += 1;
+                    weight += task.weight as u64;
+                }
+            }
+            if count != rq.nr_running || weight != rq.load_weight {
+                return Err(format!(
+                    "CPU {cpu_idx}: nr_running {} / load {} but holds {count} tasks / {weight}",
+                    rq.nr_running, rq.load_weight
+                ));
+            }
+        }
+        for (idx, task) in self.tasks.iter().enumerate() {
+            let expected = u32::from(task.is_runnable());
+            if seen[idx] != expected {
+                return Err(format!(
+                    "pid {} ({:?}) found {} times on runqueues",
+                    task.pid.0, task.state, seen[idx]
+                ));
+            }
+        }
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            let state = &self.cpus[cpu_idx];
+            if rq.curr.is_none()
+                && !rq.queued.is_empty()
+                && !state.leaving_idle
+                && !state.need_resched
+            {
+                return Err(format!(
+                    "CPU {cpu_idx} is idle with {} tasks queued and nothing will make it schedule",
+                    rq.queued.len()
+                ));
+            }
+        }
+        for channel in &self.channels {
+            for waiter in &channel.waiters {
+                if self.tasks[waiter.0 as usize].state != TaskState::Blocked {
+                    return Err("a channel holds a waiter that is not blocked".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
