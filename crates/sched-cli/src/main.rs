@@ -1,5 +1,8 @@
 //! `schedlab`: run, validate and list scenarios natively (batch runs, CI, benchmarks).
 
+mod summary;
+mod sweep;
+
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::topology::PRESETS;
@@ -75,6 +78,9 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         repeat: u32,
     },
+    /// Run a scenario over a grid of settings and seeds, in parallel, and report
+    /// each point's median (min..max) over seeds.
+    Sweep(sweep::SweepArgs),
     /// List machine presets, shipped scenarios and policy switches.
     List,
     /// Print the scenario JSON Schema.
@@ -111,6 +117,7 @@ fn main() -> ExitCode {
             set,
             repeat,
         } => bench(&scenario, &set, repeat),
+        Command::Sweep(args) => sweep::sweep(&args),
         Command::List => {
             list();
             Ok(())
@@ -242,7 +249,8 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
     if output.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&summary).expect("a summary serialises")
+            serde_json::to_string_pretty(&summary::summary_json(&summary))
+                .expect("a summary serialises")
         );
         return Ok(());
     }

@@ -178,6 +178,11 @@ impl Simulator {
             if self.task_throttled(task_id) {
                 continue; // an ancestor is still throttled
             }
+            // enqueue_entity(ENQUEUE_WAKEUP) → place_entity(): like a waking sleeper,
+            // the task gets no more than half a latency period of credit.
+            let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
+            let task = &mut self.tasks[task_id.0 as usize];
+            task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
             self.enqueue_task(task_id, cpu);
             self.check_preempt_curr(cpu, task_id);
             tally.touched(cpu);

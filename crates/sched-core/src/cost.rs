@@ -165,6 +165,21 @@ pub fn bounce_ns(distance: MigrationDistance) -> u64 {
     }
 }
 
+/// Each thread's speed, in permille, while `busy_siblings` other threads of its core
+/// run too. `two_thread_permille` is the speed with one busy sibling (default 600:
+/// the core does 1.2 threads' work); each further busy thread adds the same
+/// `2 * two_thread - 1` of one thread's work to the core (SMT4 with all four busy:
+/// 1.6, so 400 each). Simplification: one linear gain per thread, not a measured
+/// per-core table.
+pub fn smt_thread_permille(two_thread_permille: u32, busy_siblings: u64) -> u64 {
+    if busy_siblings == 0 {
+        return 1000;
+    }
+    let threads = busy_siblings + 1;
+    let gain_per_thread = (2 * two_thread_permille as u64).saturating_sub(1000);
+    (1000 + busy_siblings * gain_per_thread) / threads
+}
+
 /// Wall time to do `work_ns` of full-speed work at `speed_permille`, rounded up.
 pub fn wall_time_for(work_ns: u64, speed_permille: u32) -> u64 {
     let speed = speed_permille.max(1) as u64;
@@ -188,6 +203,14 @@ mod tests {
         let numa = costs.refill_ns(1024, MigrationDistance::CrossNuma);
         assert_eq!(costs.refill_ns(1024, MigrationDistance::Smt), 0);
         assert!(llc < cross && cross < numa);
+    }
+
+    #[test]
+    fn smt_speed_falls_with_each_busy_sibling() {
+        assert_eq!(smt_thread_permille(600, 0), 1000);
+        assert_eq!(smt_thread_permille(600, 1), 600);
+        assert_eq!(smt_thread_permille(600, 2), 466);
+        assert_eq!(smt_thread_permille(600, 3), 400);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! `step`, `run_until` or `run_to_end`, and read [`engine::Simulator::summary`] and
 //! the [`trace::Trace`]. Nothing here knows about JSON, WebAssembly or the browser.
 
-pub mod balance;
+pub mod background;
 pub mod bandwidth;
+pub mod baseline;
 pub mod behaviour;
 pub mod cfs;
 pub mod cost;
@@ -14,9 +15,11 @@ pub mod cpuset;
 pub mod domains;
 pub mod engine;
 pub mod event_queue;
+pub mod kernel;
 pub mod lock;
 pub mod metrics;
 pub mod pelt;
+pub mod policy;
 pub mod rng;
 pub mod runqueue;
 pub mod scenario;
@@ -24,7 +27,6 @@ pub mod task;
 pub mod time;
 pub mod topology;
 pub mod trace;
-pub mod wakeup;
 pub mod workload;
 
 pub use engine::{Simulator, StepOutcome};

@@ -165,6 +165,9 @@ pub struct IdleWhileRunnable {
 pub struct RunSummary {
     pub scenario: String,
     pub seed: u64,
+    /// The kernel version whose baseline paths ran, and every path's resolved variant.
+    pub kernel: String,
+    pub features: crate::kernel::Features,
     pub sim_time_ns: u64,
     pub events: u64,
     pub trace_events: u64,

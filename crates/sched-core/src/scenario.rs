@@ -4,9 +4,11 @@
 //! schemars, its JSON Schema. This crate never reads or writes JSON itself: that is
 //! `sched-scenario`'s job. `Scenario::check` holds the rules a schema cannot state.
 
+use crate::background::BackgroundSpec;
 use crate::cfs::KnobsSpec;
 use crate::cost::CostsSpec;
 use crate::cpuset::parse_cpu_list;
+use crate::kernel::{FeaturesSpec, KernelVersion, DEFAULT_KERNEL};
 use crate::topology::{Topology, TopologySpec};
 use crate::workload::WorkloadSpec;
 use schemars::JsonSchema;
@@ -30,6 +32,15 @@ pub struct Scenario {
     #[schemars(range(min = 1, max = 3600000))]
     pub duration_ms: u64,
     pub topology: TopologySpec,
+    /// The kernel whose baseline paths run, as "MAJOR.MINOR" from "4.6" to "6.5"
+    /// (default "6.5"). `schedlab list` shows what each version selects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+(\.[0-9]+)?$"))]
+    pub kernel: Option<String>,
+    /// Per-path overrides of the kernel version's choices, with the kernel's
+    /// `sched_feat` names where it has them.
+    #[serde(default)]
+    pub features: FeaturesSpec,
     #[schemars(length(min = 1))]
     pub workloads: Vec<WorkloadSpec>,
     #[serde(default)]
@@ -38,6 +49,9 @@ pub struct Scenario {
     pub knobs: KnobsSpec,
     #[serde(default)]
     pub costs: CostsSpec,
+    /// The machine's per-CPU kernel threads (kworkers), on by default.
+    #[serde(default)]
+    pub background: BackgroundSpec,
 }
 
 /// Switches for the scheduler's paths.
@@ -111,6 +125,11 @@ impl std::fmt::Display for ScenarioError {
 pub const MAX_TASKS: usize = 20_000;
 
 impl Scenario {
+    /// The kernel version the scenario names (the default when it names none).
+    pub fn kernel_version(&self) -> Result<KernelVersion, String> {
+        KernelVersion::parse(self.kernel.as_deref().unwrap_or(DEFAULT_KERNEL))
+    }
+
     /// Checks what the schema cannot: the machine, CPU lists against it, programs.
     pub fn check(&self) -> Vec<ScenarioError> {
         let mut errors = Vec::new();
@@ -124,6 +143,18 @@ impl Scenario {
                 None
             }
         };
+        if let Err(message) = self.kernel_version() {
+            errors.push(ScenarioError {
+                path: "kernel".into(),
+                message,
+            });
+        }
+        for (path, message) in self.background.check() {
+            errors.push(ScenarioError {
+                path: format!("background.{path}"),
+                message,
+            });
+        }
         if self.duration_ms == 0 {
             errors.push(ScenarioError {
                 path: "duration_ms".into(),

@@ -85,6 +85,9 @@ pub struct Task {
     pub prev_sum_exec_runtime: u64,
     /// When it last started running (`se.exec_start`, read by `task_hot`).
     pub last_ran: SimTime,
+    /// `se.exec_start`: when the task last ran (its runtime last accounted); `None`
+    /// after a migration, which makes it cache-cold for `task_hot`.
+    pub exec_start: Option<SimTime>,
     /// Last time runtime was charged while running.
     pub charged_until: SimTime,
     /// When it was last woken, until it gets a CPU (for wakeup latency).

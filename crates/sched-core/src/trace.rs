@@ -60,10 +60,14 @@ pub enum SisStep {
     RecentUsed,
     IdleCore,
     IdleCpu,
+    /// An idle SMT sibling (of the target in 4.6-5.11, of the previous CPU from 5.12).
+    IdleSibling,
     /// Nothing idle found (or the scan was not allowed): the target CPU.
     NoneIdle,
     /// The previous CPU is not in the task's affinity mask.
     AffinityFallback,
+    /// The task may run on one CPU only: no choice to make.
+    Pinned,
 }
 
 /// A scheduling-domain level, compactly (`DomainLevel` without the allocation).
@@ -156,16 +160,18 @@ impl Reason {
                     SisStep::PrevIdle => format!("target busy, previous CPU {cpu} idle and shares its cache"),
                     SisStep::RecentUsed => format!("recently used CPU {cpu} was idle"),
                     SisStep::IdleCore => format!("found an idle core in LLC {llc} after inspecting {scanned} CPUs: CPU {cpu}"),
+                    SisStep::IdleSibling => format!("idle SMT sibling CPU {cpu}"),
                     SisStep::IdleCpu => match limit {
-                        Some(limit) => format!("SIS_UTIL scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
+                        Some(limit) => format!("bounded scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
                         None => format!("scan of LLC {llc} found idle CPU {cpu} after {scanned}"),
                     },
                     SisStep::NoneIdle => match limit {
-                        Some(0) => format!("LLC {llc} too busy for SIS_UTIL to scan: pid {pid} queues on CPU {cpu}"),
-                        Some(limit) => format!("SIS_UTIL scanned {scanned} CPUs of LLC {llc} (limit {limit}), none idle: pid {pid} queues on CPU {cpu}"),
+                        Some(0) => format!("no idle core, and LLC {llc} too busy to scan (limit 0): pid {pid} queues on CPU {cpu}"),
+                        Some(limit) => format!("scanned {scanned} CPUs of LLC {llc} (limit {limit}), none idle: pid {pid} queues on CPU {cpu}"),
                         None => format!("scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on CPU {cpu}"),
                     },
                     SisStep::AffinityFallback => format!("previous CPU not allowed: CPU {cpu}"),
+                    SisStep::Pinned => format!("pinned to CPU {cpu}"),
                 };
                 format!("{first}; {second}")
             }
@@ -179,7 +185,7 @@ impl Reason {
                 local_running,
                 imb_numa_nr,
             } => format!(
-                "find_idlest_group at {}: local group keeps pid {pid} ({local_running} + 1 <= imb_numa_nr {imb_numa_nr}); CPU {cpu}",
+                "find_idlest_group at {}: the NUMA rule keeps pid {pid} on the local node ({local_running} running + 1, allowance {imb_numa_nr}); CPU {cpu}",
                 level.name()
             ),
             Reason::Pull {

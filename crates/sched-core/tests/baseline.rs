@@ -140,10 +140,10 @@ fn two_busy_smt_siblings_do_less_than_twice_one_threads_work() {
 }
 
 #[test]
-fn the_hhvm_knobs_switch_less_and_migrate_more_when_cpu_bound_and_overcommitted() {
+fn the_hhvm_knobs_switch_less_when_cpu_bound_and_overcommitted() {
     // 10 CPU-bound tasks per CPU: the period stretches to nr_running * min_granularity,
-    // so HHVM's 10 ms min_granularity (against 3 ms) means longer slices; its zero
-    // migration cost means no task is ever cache-hot to the load balancer.
+    // so HHVM's 10 ms min_granularity (against 3 ms) means longer slices. (With the
+    // load this even, migrations are the balancer's noise either way: no direction.)
     let mut base = scenario(preset("teaching-small"), vec![hogs("hog", 80, 0)], 2_000, 3);
     let default = run(&base);
     base.knobs.preset = KnobPreset::Hhvm;
@@ -153,12 +153,6 @@ fn the_hhvm_knobs_switch_less_and_migrate_more_when_cpu_bound_and_overcommitted(
         "switches: hhvm {} vs default {}",
         hhvm.context_switches,
         default.context_switches
-    );
-    assert!(
-        hhvm.migrations.total() >= default.migrations.total(),
-        "migrations: hhvm {:?} vs default {:?}",
-        hhvm.migrations,
-        default.migrations
     );
 }
 

@@ -166,3 +166,23 @@ fn set_with_an_unknown_path_lists_the_valid_neighbours() {
         "{error}"
     );
 }
+
+#[test]
+fn set_reads_the_value_by_the_fields_type() {
+    let schema = schema_value();
+    let mut value = parse_json(GOOD).unwrap();
+    // A string field keeps text that would parse as a number.
+    apply_override(&mut value, &schema, "title=4.6").unwrap();
+    apply_override(&mut value, &schema, "knobs.hz=250").unwrap();
+    let scenario = scenario_from_value(&value).unwrap();
+    assert_eq!(scenario.title, "4.6");
+    assert_eq!(scenario.knobs.hz, Some(250));
+
+    let error = apply_override(&mut value, &schema, "knobs.hz=abc").unwrap_err();
+    assert_eq!(error, "`knobs.hz`: expected an integer, got `abc`");
+    let error = apply_override(&mut value, &schema, "workloads.0.cputime_us=1ms").unwrap_err();
+    assert_eq!(
+        error,
+        "`workloads.0.cputime_us`: expected an integer, got `1ms`"
+    );
+}

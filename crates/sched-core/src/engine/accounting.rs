@@ -24,6 +24,7 @@ impl Simulator {
             return;
         }
         task.charged_until = now;
+        task.exec_start = Some(now);
         task.sum_exec_runtime += delta;
         task.vruntime += calc_delta_fair(delta, task.weight);
         let speed = self.cpus[cpu.0 as usize].speed_permille;
@@ -58,8 +59,62 @@ impl Simulator {
 
     /// Scheduler work done on `cpu`; paid before its next task runs.
     pub(crate) fn charge_overhead(&mut self, cpu: CpuId, ns: u64) {
-        self.cpus[cpu.0 as usize].overhead_ns += ns;
+        if ns == 0 {
+            return;
+        }
+        let state = &mut self.cpus[cpu.0 as usize];
+        if state.overhead_ns == 0 {
+            self.overhead_pending.push(cpu);
+        }
+        state.overhead_ns += ns;
         self.metrics.sched_overhead_ns += ns;
+    }
+
+    /// Pays the scheduler-path time each CPU spent in this event, where it was
+    /// spent: an idle CPU spends it out of its idle time; a running task's burst is
+    /// delayed by it (the kernel charges softirq and tick work to the current task);
+    /// a task about to start starts that much later. Time spent inside `__schedule`
+    /// was already paid by the switch it delayed.
+    pub(crate) fn settle_overhead(&mut self) {
+        while let Some(cpu) = self.overhead_pending.pop() {
+            let cpu_idx = cpu.0 as usize;
+            let owed = std::mem::take(&mut self.cpus[cpu_idx].overhead_ns);
+            if owed == 0 {
+                continue;
+            }
+            let running = self.rqs[cpu_idx]
+                .curr
+                .filter(|task| self.tasks[task.0 as usize].state == TaskState::Running(cpu));
+            let Some(task_id) = running else {
+                self.metrics.busy_ns[cpu_idx] += owed;
+                continue;
+            };
+            let starts = self.tasks[task_id.0 as usize].charged_until;
+            if starts > self.now {
+                // Still switching in: the task starts later.
+                let later = starts + SimTime(owed);
+                let task = &mut self.tasks[task_id.0 as usize];
+                task.charged_until = later;
+                task.last_ran = later;
+                task.exec_start = Some(later);
+                self.cpus[cpu_idx].run_gen += 1;
+                let gen = self.cpus[cpu_idx].run_gen;
+                self.queue.push(later, Event::SwitchDone { cpu, gen });
+                continue;
+            }
+            if self.tasks[task_id.0 as usize].remaining_work.is_none() {
+                self.metrics.busy_ns[cpu_idx] += owed;
+                continue;
+            }
+            // In a burst: it makes no progress while the CPU does scheduler work.
+            self.update_curr(cpu);
+            let speed = self.cpus[cpu_idx].speed_permille;
+            let task = &mut self.tasks[task_id.0 as usize];
+            let work = task.remaining_work.unwrap_or(0) + crate::cost::work_done_in(owed, speed);
+            task.remaining_work = Some(work);
+            self.cpus[cpu_idx].run_gen += 1;
+            self.schedule_run_done(cpu, work);
+        }
     }
 
     /// Adds the work-conservation gap accumulated since the last event: CPU time

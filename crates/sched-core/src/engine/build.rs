@@ -19,6 +19,10 @@ impl Simulator {
         let n_cpus = topology.n_cpus();
         let domains = Domains::build(&topology);
         let knobs = scenario.knobs.resolve(n_cpus);
+        let kernel = scenario
+            .kernel_version()
+            .expect("checked by Scenario::check");
+        let features = scenario.features.resolve(kernel);
 
         let mut tasks = Vec::new();
         let mut fork_parent = Vec::new();
@@ -26,7 +30,14 @@ impl Simulator {
         let mut programs = Vec::new();
         let mut channels = Vec::new();
         let mut workloads = Vec::new();
-        for (group, workload) in scenario.workloads.iter().enumerate() {
+        // The scenario's workloads, then the machine's background kernel threads.
+        let background = scenario.background.workload(n_cpus);
+        let all_workloads = scenario
+            .workloads
+            .iter()
+            .map(|workload| (workload, false))
+            .chain(background.iter().map(|workload| (workload, true)));
+        for (group, (workload, is_background)) in all_workloads.enumerate() {
             let expansion = workload.expand();
             let program_base = programs.len();
             let channel_base = channels.len() as u32;
@@ -94,6 +105,7 @@ impl Simulator {
                     sum_exec_runtime: 0,
                     prev_sum_exec_runtime: 0,
                     last_ran: SimTime::ZERO,
+                    exec_start: None,
                     charged_until: SimTime::ZERO,
                     woken_at: None,
                     pc: 0,
@@ -121,7 +133,12 @@ impl Simulator {
             }
             let labels = expansion.channels.labels.clone();
             workloads.push(WorkloadInfo {
-                label: workload.label(),
+                label: if is_background {
+                    "background: one kworker per CPU".into()
+                } else {
+                    workload.label()
+                },
+                background: is_background,
                 throughput: expansion.throughput,
                 best_phase_ns: vec![None; labels.len()],
                 phase_labels: labels,
@@ -182,6 +199,8 @@ impl Simulator {
             topology,
             domains,
             knobs,
+            kernel,
+            features,
             costs,
             policy: scenario.policy.resolve(),
             tasks,
@@ -201,6 +220,8 @@ impl Simulator {
             events: 0,
             last_nohz_balance: SimTime::ZERO,
             fork_parent,
+            llc_avg_scan_cost: vec![0; n_llcs],
+            overhead_pending: Vec::new(),
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             llc_idle: llc_idle_initial,

@@ -58,6 +58,7 @@ impl Simulator {
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = task.vruntime.saturating_sub(from_min) + to_min;
         task.cpu = dest;
+        task.exec_start = None;
         task.nr_migrations += 1;
     }
 

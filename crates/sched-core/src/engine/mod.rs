@@ -90,7 +90,8 @@ pub struct CpuState {
     pub pelt: Pelt,
     /// Current speed: 1000 alone, less while an SMT sibling is busy.
     pub speed_permille: u32,
-    /// Scheduler-path time owed, paid before the next task runs.
+    /// Scheduler-path time spent in the current event, not yet paid
+    /// (`settle_overhead`).
     pub overhead_ns: u64,
     /// Per domain level: last periodic balance, failed attempts, and the most a
     /// newidle balance has cost (`max_newidle_lb_cost`).
@@ -117,6 +118,9 @@ pub enum StepOutcome {
 #[derive(Clone, Debug)]
 pub struct WorkloadInfo {
     pub label: String,
+    /// The machine's background kernel threads, not a workload of the scenario:
+    /// no throughput figure, and the run ends without waiting for them.
+    pub background: bool,
     pub throughput: ThroughputKind,
     /// Barrier phase labels (STREAM's kernels), by index.
     pub phase_labels: Vec<String>,
@@ -134,6 +138,9 @@ pub struct Simulator {
     pub topology: Topology,
     pub domains: Domains,
     pub knobs: Knobs,
+    /// The kernel version whose paths run, and each path's variant (`features`).
+    pub kernel: crate::kernel::KernelVersion,
+    pub features: crate::kernel::Features,
     pub costs: Costs,
     pub policy: Policy,
     pub tasks: Vec<Task>,
@@ -154,6 +161,10 @@ pub struct Simulator {
     last_nohz_balance: SimTime,
     /// Per task: the task whose CPU forks it (its thread-group leader).
     fork_parent: Vec<Option<TaskId>>,
+    /// Per LLC: `avg_scan_cost` of `select_idle_cpu`, a running average in ns.
+    pub(crate) llc_avg_scan_cost: Vec<u64>,
+    /// CPUs with scheduler-path time to settle at the end of the event.
+    overhead_pending: Vec<CpuId>,
     pub(crate) rq_locks: Vec<SpinLock>,
     pub rq_lock_stat: LockStat,
     /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
@@ -236,6 +247,7 @@ impl Simulator {
             }
         }
         self.drain_resched();
+        self.settle_overhead();
         StepOutcome::Handled
     }
 

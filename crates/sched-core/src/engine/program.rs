@@ -164,7 +164,11 @@ impl Simulator {
         workload.alive -= 1;
         if workload.alive == 0 {
             workload.finished_at = Some(self.now);
-            if self.workloads.iter().all(|workload| workload.alive == 0) {
+            if self
+                .workloads
+                .iter()
+                .all(|workload| workload.alive == 0 || workload.background)
+            {
                 // Every task has exited: the run is over.
                 self.queue.push(self.now, Event::End);
             }

@@ -87,7 +87,16 @@ impl Simulator {
             if is_busy {
                 // Leaving idle: fold this idle period into avg_idle (`update_avg`).
                 let idle_ns = (now - self.cpus[cpu_idx].idle_since).as_ns() as i64;
-                let cap = (2 * self.knobs.sched_migration_cost_ns).max(1_000_000) as i64;
+                // update_avg() capped at 2 * rq->max_idle_balance_cost, which is
+                // sysctl_sched_migration_cost or the costliest newidle balance seen.
+                let max_idle_balance_cost = self.cpus[cpu_idx]
+                    .max_newidle_lb_cost
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+                    .max(self.knobs.sched_migration_cost_ns);
+                let cap = (2 * max_idle_balance_cost) as i64;
                 let state = &mut self.cpus[cpu_idx];
                 let avg = state.avg_idle_ns as i64;
                 state.avg_idle_ns = (avg + (idle_ns - avg) / 8).clamp(0, cap) as u64;
@@ -151,6 +160,7 @@ impl Simulator {
                 task.state = TaskState::Running(cpu);
                 task.prev_sum_exec_runtime = task.sum_exec_runtime;
                 task.last_ran = starts;
+                task.exec_start = Some(starts);
                 task.charged_until = starts;
                 task.nr_switches += 1;
                 if let Some(woken_at) = task.woken_at.take() {

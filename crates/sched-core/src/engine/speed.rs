@@ -77,13 +77,15 @@ impl Simulator {
     /// memory bandwidth (for a memory-bound burst).
     pub(crate) fn target_speed(&self, cpu: CpuId) -> u32 {
         let mut speed = self.costs.frequency_permille as u64;
-        if self.topology.shape.threads_per_core > 1
-            && self
+        if self.topology.shape.threads_per_core > 1 {
+            let busy_siblings = self
                 .topology
                 .siblings(cpu)
-                .any(|sibling| self.rqs[sibling.0 as usize].curr.is_some())
-        {
-            speed = speed * self.costs.smt_speed_permille as u64 / 1000;
+                .filter(|sibling| self.rqs[sibling.0 as usize].curr.is_some())
+                .count() as u64;
+            speed = speed
+                * crate::cost::smt_thread_permille(self.costs.smt_speed_permille, busy_siblings)
+                / 1000;
         }
         if self.cpus[cpu.0 as usize].memory_bound {
             let demand_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;

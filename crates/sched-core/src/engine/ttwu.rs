@@ -103,7 +103,7 @@ impl Simulator {
         let pid = self.tasks[task_id.0 as usize].pid.0;
         let (target, reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
         self.set_task_cpu(task_id, target, reason);
-        self.lock_rq(target, waker_cpu);
+        self.ttwu_queue(target, waker_cpu);
         let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);

@@ -54,6 +54,7 @@ impl Simulator {
         self.workloads
             .iter()
             .zip(&self.metrics.completed)
+            .filter(|(workload, _)| !workload.background)
             .map(|(workload, completed)| {
                 let values = match &workload.throughput {
                     ThroughputKind::Rate { unit } => vec![Throughput {
@@ -107,6 +108,8 @@ impl Simulator {
         RunSummary {
             scenario: scenario_name.to_string(),
             seed: self.seed,
+            kernel: self.kernel.to_string(),
+            features: self.features,
             sim_time_ns: self.now.as_ns(),
             events: self.events,
             trace_events: self.trace.total,

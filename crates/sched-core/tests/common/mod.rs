@@ -29,10 +29,13 @@ pub fn scenario(
         seed,
         duration_ms,
         topology,
+        kernel: None,
+        features: Default::default(),
         workloads,
         policy: PolicySpec::default(),
         knobs: KnobsSpec::default(),
         costs: CostsSpec::default(),
+        background: Default::default(),
     }
 }
 

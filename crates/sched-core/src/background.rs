@@ -1,0 +1,118 @@
+//! Background activity: the per-CPU kernel threads every real machine runs
+//! (kworkers, ksoftirqd, RCU and vmstat work) that wake now and then and run briefly.
+//!
+//! Without them a model machine can settle into a perfect one-task-per-CPU partition
+//! that no real machine keeps: every woken task finds its previous CPU idle. A
+//! kthread that happens to run on a CPU when a task wakes there displaces the task,
+//! which is how real wakeup paths meet busy CPUs. Each CPU gets one thread,
+//! `kworker/N`, pinned to it, that sleeps an exponentially distributed interval and
+//! then runs an exponentially distributed burst. The defaults (a wakeup every 10 ms
+//! on average, 20 us of work) are illustrative: servers show tens to hundreds of
+//! per-CPU kworker and softirq wakeups a second, each of a few to tens of
+//! microseconds. Their wakeup latency is not counted and they are not a workload's
+//! throughput.
+
+use crate::behaviour::{Dist, Op};
+use crate::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub const DEFAULT_KTHREAD_INTERVAL_US: f64 = 10_000.0;
+pub const DEFAULT_KTHREAD_RUN_US: f64 = 20.0;
+
+/// The machine's per-CPU kernel-thread activity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSpec {
+    /// Run one pinned kernel thread per CPU (default true).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Mean time between a kernel thread's wakeups, in microseconds (default 10000).
+    #[serde(default = "default_interval")]
+    #[schemars(range(min = 100.0, max = 10000000.0))]
+    pub kthread_interval_us: f64,
+    /// Mean time it runs per wakeup, in microseconds (default 20).
+    #[serde(default = "default_run")]
+    #[schemars(range(min = 0.1, max = 100000.0))]
+    pub kthread_run_us: f64,
+}
+
+impl Default for BackgroundSpec {
+    fn default() -> Self {
+        BackgroundSpec {
+            enabled: true,
+            kthread_interval_us: DEFAULT_KTHREAD_INTERVAL_US,
+            kthread_run_us: DEFAULT_KTHREAD_RUN_US,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_interval() -> f64 {
+    DEFAULT_KTHREAD_INTERVAL_US
+}
+
+fn default_run() -> f64 {
+    DEFAULT_KTHREAD_RUN_US
+}
+
+impl BackgroundSpec {
+    /// Problems the schema cannot state, with paths relative to `background`.
+    pub fn check(&self) -> Vec<(String, String)> {
+        let mut errors = Vec::new();
+        for (field, value) in [
+            ("kthread_interval_us", self.kthread_interval_us),
+            ("kthread_run_us", self.kthread_run_us),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                errors.push((
+                    field.to_string(),
+                    format!("must be a positive number of microseconds, got {value}"),
+                ));
+            }
+        }
+        errors
+    }
+
+    /// The kernel threads as a workload of hand-written tasks, one per CPU; `None`
+    /// when disabled.
+    pub fn workload(&self, n_cpus: usize) -> Option<WorkloadSpec> {
+        if !self.enabled {
+            return None;
+        }
+        let tasks = (0..n_cpus)
+            .map(|cpu| TaskTemplate {
+                comm: format!("kworker/{cpu}"),
+                count: 1,
+                nice: 0,
+                cpus: Some(cpu.to_string()),
+                start_us: 0,
+                record_latency: false,
+                footprint_kib: 0,
+                program: vec![Op::Loop {
+                    count: None,
+                    body: vec![
+                        Op::Sleep {
+                            duration: Dist::Exponential {
+                                mean_us: self.kthread_interval_us,
+                            },
+                        },
+                        Op::Run {
+                            duration: Dist::Exponential {
+                                mean_us: self.kthread_run_us,
+                            },
+                            memory_bound: false,
+                        },
+                    ],
+                }],
+            })
+            .collect();
+        Some(WorkloadSpec::Tasks(TasksSpec {
+            unit: "wakeups".into(),
+            tasks,
+        }))
+    }
+}

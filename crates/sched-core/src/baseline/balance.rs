@@ -1,0 +1,527 @@
+//! Load balancing: `newidle_balance()` when a CPU is about to go idle, and periodic
+//! `load_balance()` per domain at its interval (from the tick on busy CPUs, and on
+//! behalf of idle CPUs through a NOHZ idle balance).
+//!
+//! Variants, side by side:
+//! - the newidle gate ([`NewidleGate`]): before 5.16 `avg_idle` against
+//!   `sysctl_sched_migration_cost`; from 5.16 against the lowest domain's
+//!   `max_newidle_lb_cost`. Both stop climbing domains once the cost so far plus a
+//!   domain's `max_newidle_lb_cost` exceeds `avg_idle`.
+//! - `busy_factor`: 32 before 5.10, then 16.
+//! - the imbalance ([`LoadBalanceVariant`]): before 5.5 by load against the domain
+//!   average (`calculate_imbalance`, `fix_small_imbalance`); from 5.5 by migration
+//!   type (tasks while the local group has spare capacity, load once busy).
+//! - the NUMA rule (`adjust_numa_imbalance`, [`NumaBalanceRule`]).
+//!
+//! Every version: `should_we_balance()` lets only the first idle CPU of a group (else
+//! its first CPU) balance a domain periodically; `can_migrate_task()` refuses tasks
+//! that may not run here, that run, or that are cache-hot (`task_hot`) until
+//! periodic balancing has failed more than `cache_nice_tries` times; newidle
+//! failures do not count. Simplifications: loads are instantaneous runqueue
+//! weights; `migrate_util` moves one task; no active balance, no misfit or
+//! asymmetric-capacity types.
+
+use crate::baseline::fork::NUMA_IMBALANCE_MIN;
+use crate::baseline::groups::{GroupStats, GroupType};
+use crate::domains::SchedDomain;
+use crate::engine::Simulator;
+use crate::kernel::{LoadBalanceVariant, NewidleGate, NumaBalanceRule};
+use crate::task::{TaskId, TaskState};
+use crate::time::SimTime;
+use crate::topology::CpuId;
+use crate::trace::Reason;
+
+/// `enum cpu_idle_type`: why a balance runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdleType {
+    /// From the tick of a busy CPU.
+    NotIdle,
+    /// On behalf of an idle CPU (NOHZ idle balance).
+    Idle,
+    /// A CPU about to go idle (`newidle_balance`).
+    NewlyIdle,
+}
+
+/// How much to move, as `calculate_imbalance()` decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Imbalance {
+    /// `migrate_task`: this many tasks.
+    Tasks(u32),
+    /// `migrate_load`: this much runqueue weight.
+    Load(u64),
+}
+
+impl Simulator {
+    /// `newidle_balance()`. Returns true when a task was pulled.
+    pub(crate) fn newidle_balance(&mut self, cpu: CpuId) -> bool {
+        let cpu_idx = cpu.0 as usize;
+        let avg_idle = self.cpus[cpu_idx].avg_idle_ns;
+        // rd->overload: some runqueue has a task waiting.
+        if !self.any_waiting() {
+            return false;
+        }
+        let skip = match self.features.newidle_gate {
+            NewidleGate::MigrationCost => avg_idle < self.knobs.sched_migration_cost_ns,
+            NewidleGate::MaxNewidleLbCost => {
+                avg_idle
+                    < self.cpus[cpu_idx]
+                        .max_newidle_lb_cost
+                        .first()
+                        .copied()
+                        .unwrap_or(0)
+            }
+        };
+        if skip {
+            return false;
+        }
+        let n_domains = self.domains.of(cpu).len();
+        let mut spent = 0u64;
+        for level in 0..n_domains {
+            let expected = self.cpus[cpu_idx].max_newidle_lb_cost[level];
+            if avg_idle < spent + expected {
+                break;
+            }
+            let sd = &self.domains.of(cpu)[level];
+            if !sd.flags.balance_newidle {
+                continue;
+            }
+            let cost =
+                self.costs.balance_attempt_ns + sd.span.len() as u64 * self.costs.scan_per_cpu_ns;
+            spent += cost;
+            self.charge_overhead(cpu, cost);
+            let slot = &mut self.cpus[cpu_idx].max_newidle_lb_cost[level];
+            *slot = (*slot).max(cost);
+            if self.load_balance(cpu, level, IdleType::NewlyIdle) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether any runqueue has a task waiting behind another (the root domain's
+    /// `overload` flag).
+    fn any_waiting(&self) -> bool {
+        self.rqs.iter().any(|rq| rq.nr_running >= 2)
+    }
+
+    /// Periodic balancing for one CPU (`rebalance_domains()`), from its tick.
+    pub(crate) fn rebalance_domains(&mut self, cpu: CpuId, idle: bool) {
+        let cpu_idx = cpu.0 as usize;
+        let idle_type = if idle {
+            IdleType::Idle
+        } else {
+            IdleType::NotIdle
+        };
+        let n_domains = self.domains.of(cpu).len();
+        for level in 0..n_domains {
+            let sd = &self.domains.of(cpu)[level];
+            let mut interval_ms = sd.min_interval_ms.max(1);
+            if !idle {
+                interval_ms *= self.features.busy_factor as u64;
+            }
+            let due = self.cpus[cpu_idx].last_balance[level] + SimTime::from_ms(interval_ms);
+            if self.now() < due {
+                continue;
+            }
+            self.cpus[cpu_idx].last_balance[level] = self.now();
+            if !self.should_we_balance(cpu, sd) {
+                // Another CPU of the group balances this domain, and the ones above.
+                break;
+            }
+            let cost =
+                self.costs.balance_attempt_ns + sd.span.len() as u64 * self.costs.scan_per_cpu_ns;
+            self.charge_overhead(cpu, cost);
+            if self.load_balance(cpu, level, idle_type) && idle {
+                // An idle CPU that pulled work stops balancing higher levels for now.
+                break;
+            }
+        }
+    }
+
+    /// `should_we_balance()`: of the local group, only the first idle CPU (or, when
+    /// none is idle, the group's first CPU) balances the domain periodically.
+    fn should_we_balance(&self, cpu: CpuId, sd: &SchedDomain) -> bool {
+        let Some(local) = sd.groups.iter().find(|group| group.contains(cpu)) else {
+            return true;
+        };
+        match local.iter().find(|other| self.cpu_is_idle(*other)) {
+            Some(first_idle) => first_idle == cpu,
+            None => local.first() == Some(cpu),
+        }
+    }
+
+    /// NOHZ idle balance: idle CPUs have no tick, so a busy CPU's tick kicks one
+    /// balance pass on their behalf when some runqueue has waiting tasks.
+    pub(crate) fn nohz_idle_balance(&mut self) {
+        if !self.any_waiting() {
+            return;
+        }
+        let idle: Vec<CpuId> = (0..self.rqs.len())
+            .map(|idx| CpuId(idx as u32))
+            .filter(|cpu| self.cpu_is_idle(*cpu))
+            .collect();
+        for cpu in idle {
+            if !self.cpu_is_idle(cpu) {
+                continue;
+            }
+            self.rebalance_domains(cpu, true);
+        }
+    }
+
+    /// `load_balance()` at one domain level. Returns true when a task moved.
+    fn load_balance(&mut self, this_cpu: CpuId, level: usize, idle: IdleType) -> bool {
+        let this_idx = this_cpu.0 as usize;
+        let sd = &self.domains.of(this_cpu)[level];
+        let found = match self.features.load_balance {
+            LoadBalanceVariant::Load => self.find_busiest_group_load(sd, this_cpu, idle, level),
+            LoadBalanceVariant::MigrationType => {
+                self.find_busiest_group_by_type(sd, this_cpu, idle, level)
+            }
+        };
+        let Some((busiest_idx, imbalance)) = found else {
+            // Balanced: the kernel resets the failure count.
+            self.cpus[this_idx].balance_failed[level] = 0;
+            return false;
+        };
+        let group = &sd.groups[busiest_idx];
+        // find_busiest_queue(): by load for a load imbalance, else by task count;
+        // only a runqueue with a task waiting can give one up.
+        let src = group
+            .iter()
+            .filter(|cpu| self.rqs[cpu.0 as usize].nr_running >= 2)
+            .max_by_key(|cpu| {
+                let rq = &self.rqs[cpu.0 as usize];
+                let key = match imbalance {
+                    Imbalance::Load(_) => rq.load_weight,
+                    Imbalance::Tasks(_) => rq.nr_running as u64,
+                };
+                (key, std::cmp::Reverse(cpu.0))
+            });
+        let Some(src) = src else {
+            return false;
+        };
+        let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
+        let moved = self.detach_and_attach(
+            this_cpu,
+            src,
+            imbalance,
+            level,
+            level_tag,
+            cache_nice_tries,
+            idle,
+        );
+        let counter = &mut self.cpus[this_idx].balance_failed[level];
+        if moved > 0 {
+            *counter = 0;
+        } else if idle != IdleType::NewlyIdle {
+            // Only periodic balancing counts failures (`nr_balance_failed`).
+            *counter += 1;
+        }
+        moved > 0
+    }
+
+    /// `detach_tasks()` then `attach_tasks()`: oldest-run first (the tail of
+    /// `cfs_tasks`), at most `sched_nr_migrate` looked at, never emptying the source.
+    #[allow(clippy::too_many_arguments)]
+    fn detach_and_attach(
+        &mut self,
+        this_cpu: CpuId,
+        src: CpuId,
+        imbalance: Imbalance,
+        level: usize,
+        level_tag: crate::trace::LevelTag,
+        cache_nice_tries: u32,
+        idle: IdleType,
+    ) -> u32 {
+        let mut candidates: Vec<TaskId> = self.rqs[src.0 as usize]
+            .queued
+            .iter()
+            .map(|(_, task)| *task)
+            .collect();
+        candidates.sort_by_key(|task| (self.tasks[task.0 as usize].last_ran, task.0));
+        let failed = self.cpus[this_cpu.0 as usize].balance_failed[level];
+        let may_move_hot = failed > cache_nice_tries;
+        let mut moved = 0u32;
+        let mut left = imbalance;
+        for (looked, task_id) in candidates.into_iter().enumerate() {
+            let done = match left {
+                Imbalance::Tasks(count) => count == 0,
+                Imbalance::Load(load) => load == 0,
+            };
+            if looked as u32 >= self.knobs.sched_nr_migrate || done {
+                break;
+            }
+            if self.rqs[src.0 as usize].nr_running <= 1 {
+                break;
+            }
+            let task = &self.tasks[task_id.0 as usize];
+            if task.state != TaskState::Queued(src) || !task.affinity.contains(this_cpu) {
+                continue;
+            }
+            if !may_move_hot && self.task_hot(task_id, this_cpu) {
+                continue;
+            }
+            let weight = task.weight as u64;
+            if let Imbalance::Load(load) = left {
+                // A task more than twice the remaining imbalance would overshoot.
+                if weight / 2 > load {
+                    continue;
+                }
+                left = Imbalance::Load(load.saturating_sub(weight));
+            } else if let Imbalance::Tasks(count) = left {
+                left = Imbalance::Tasks(count - 1);
+            }
+            let reason = Reason::Pull {
+                src: src.0,
+                src_nr_running: self.rqs[src.0 as usize].nr_running,
+                level: level_tag,
+                newidle: idle == IdleType::NewlyIdle,
+            };
+            self.move_queued_task(idle != IdleType::NewlyIdle, task_id, src, this_cpu, reason);
+            moved += 1;
+        }
+        moved
+    }
+
+    /// The domain's groups' statistics: the local one, and each other with its index.
+    fn domain_group_stats(
+        &self,
+        sd: &SchedDomain,
+        this_cpu: CpuId,
+    ) -> (Option<GroupStats>, Vec<(usize, GroupStats)>) {
+        let mut local = None;
+        let mut others = Vec::with_capacity(sd.groups.len());
+        for (group_idx, group) in sd.groups.iter().enumerate() {
+            let stats = self.group_stats(group);
+            if group.contains(this_cpu) {
+                local = Some(stats);
+            } else {
+                others.push((group_idx, stats));
+            }
+        }
+        (local, others)
+    }
+
+    /// Before 5.5: `find_busiest_group()` and `calculate_imbalance()` by load.
+    fn find_busiest_group_load(
+        &self,
+        sd: &SchedDomain,
+        this_cpu: CpuId,
+        idle: IdleType,
+        level: usize,
+    ) -> Option<(usize, Imbalance)> {
+        let pct = sd.imbalance_pct;
+        let (local, others) = self.domain_group_stats(sd, this_cpu);
+        let local = local?;
+        let local_has_capacity = local.has_capacity(pct);
+        let prefer_sibling = self.prefer_sibling(this_cpu, level);
+        // Busiest: no spare capacity first, then the highest load per CPU.
+        let no_capacity = |stats: &GroupStats| {
+            stats.is_overloaded(pct)
+                || (prefer_sibling && local_has_capacity && stats.sum_nr_running > 1)
+        };
+        let (busiest_idx, busiest) = others
+            .iter()
+            .max_by_key(|(idx, stats)| {
+                (
+                    no_capacity(stats),
+                    stats.avg_load(),
+                    std::cmp::Reverse(*idx),
+                )
+            })
+            .copied()?;
+        if busiest.sum_nr_running == 0 {
+            return None;
+        }
+        let total_load: u64 = local.load + others.iter().map(|(_, stats)| stats.load).sum::<u64>();
+        let total_weight: u32 =
+            local.weight + others.iter().map(|(_, stats)| stats.weight).sum::<u32>();
+        let domain_avg = total_load * 1024 / total_weight.max(1) as u64;
+        let forced = idle == IdleType::NewlyIdle && local_has_capacity && no_capacity(&busiest);
+        if !forced {
+            if local.avg_load() >= busiest.avg_load() || local.avg_load() >= domain_avg {
+                return None;
+            }
+            if idle == IdleType::NotIdle {
+                if 100 * busiest.avg_load() <= pct as u64 * local.avg_load() {
+                    return None;
+                }
+            } else if !busiest.is_overloaded(pct) && local.idle_cpus <= busiest.idle_cpus + 1 {
+                return None;
+            }
+        }
+        // calculate_imbalance(): what brings both groups nearest the domain average.
+        let busiest_per_task = busiest.load / busiest.sum_nr_running.max(1) as u64;
+        let pull = busiest.avg_load().saturating_sub(domain_avg) * busiest.weight as u64;
+        let push = domain_avg.saturating_sub(local.avg_load()) * local.weight as u64;
+        let load = pull.min(push) / 1024;
+        if load < busiest_per_task {
+            // fix_small_imbalance(): move one task when that evens things out.
+            let scaled = busiest_per_task * 1024 / busiest.weight.max(1) as u64;
+            if busiest.avg_load() + scaled >= local.avg_load() + scaled * 2 {
+                return Some((busiest_idx, Imbalance::Load(busiest_per_task)));
+            }
+            return None;
+        }
+        Some((busiest_idx, Imbalance::Load(load)))
+    }
+
+    /// 5.5+: `find_busiest_group()` and `calculate_imbalance()` by migration type.
+    fn find_busiest_group_by_type(
+        &self,
+        sd: &SchedDomain,
+        this_cpu: CpuId,
+        idle: IdleType,
+        level: usize,
+    ) -> Option<(usize, Imbalance)> {
+        let pct = sd.imbalance_pct;
+        let (local, others) = self.domain_group_stats(sd, this_cpu);
+        let local = local?;
+        // update_sd_pick_busiest(): the highest type; then the highest load (busy
+        // groups), or the fewest idle CPUs and the most tasks (spare capacity).
+        let (busiest_idx, busiest) = others
+            .iter()
+            .filter(|(_, stats)| stats.sum_nr_running > 0)
+            .max_by(|(a_idx, a), (b_idx, b)| {
+                let key = |stats: &GroupStats| {
+                    let kind = stats.group_type(pct);
+                    let order = if kind == GroupType::HasSpare {
+                        (u32::MAX - stats.idle_cpus) as u64 * 1_000_000
+                            + stats.sum_nr_running as u64
+                    } else {
+                        stats.avg_load()
+                    };
+                    (kind, order)
+                };
+                key(a).cmp(&key(b)).then(b_idx.cmp(a_idx))
+            })
+            .copied()?;
+        let (local_type, busiest_type) = (local.group_type(pct), busiest.group_type(pct));
+        let domain_avg = {
+            let load: u64 = local.load + others.iter().map(|(_, stats)| stats.load).sum::<u64>();
+            let weight: u32 =
+                local.weight + others.iter().map(|(_, stats)| stats.weight).sum::<u32>();
+            load * 1024 / weight.max(1) as u64
+        };
+        if local_type > busiest_type {
+            return None;
+        }
+        if local_type == GroupType::Overloaded {
+            if local.avg_load() >= busiest.avg_load()
+                || local.avg_load() >= domain_avg
+                || 100 * busiest.avg_load() <= pct as u64 * local.avg_load()
+            {
+                return None;
+            }
+        } else {
+            let forced = self.prefer_sibling(this_cpu, level)
+                && local_type == GroupType::HasSpare
+                && busiest.sum_nr_running > local.sum_nr_running + 1;
+            if !forced && busiest_type != GroupType::Overloaded {
+                if idle == IdleType::NotIdle {
+                    return None;
+                }
+                if busiest.weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1 {
+                    return None;
+                }
+                if busiest.sum_nr_running <= 1 {
+                    return None;
+                }
+            }
+        }
+        // calculate_imbalance()
+        if local_type == GroupType::HasSpare {
+            let shares_llc = sd.flags.share_llc;
+            if busiest_type == GroupType::Overloaded && !shares_llc {
+                // migrate_util: fill the local group's spare capacity; here one task.
+                return Some((busiest_idx, Imbalance::Tasks(1)));
+            }
+            let raw = if busiest.weight == 1 || self.prefer_sibling(this_cpu, level) {
+                busiest.sum_nr_running.saturating_sub(local.sum_nr_running)
+            } else {
+                local.idle_cpus.saturating_sub(busiest.idle_cpus)
+            };
+            let tasks = if sd.flags.numa {
+                self.adjust_numa_imbalance(raw, &local, &busiest, sd)
+            } else {
+                raw >> 1
+            };
+            return (tasks > 0).then_some((busiest_idx, Imbalance::Tasks(tasks)));
+        }
+        // migrate_load: bring both groups to the domain average.
+        if local.avg_load() >= busiest.avg_load() {
+            return None;
+        }
+        let pull = busiest.avg_load().saturating_sub(domain_avg) * busiest.weight as u64;
+        let push = domain_avg.saturating_sub(local.avg_load()) * local.weight as u64;
+        let load = pull.min(push) / 1024;
+        (load > 0).then_some((busiest_idx, Imbalance::Load(load)))
+    }
+
+    /// `adjust_numa_imbalance()` as the version has it, applied to the raw task
+    /// imbalance, halved where the version halves it. Returns the tasks to move.
+    fn adjust_numa_imbalance(
+        &self,
+        raw: u32,
+        local: &GroupStats,
+        busiest: &GroupStats,
+        sd: &SchedDomain,
+    ) -> u32 {
+        let dst_running = local.sum_nr_running + 1;
+        match self.features.numa_balance_rule {
+            NumaBalanceRule::None => raw >> 1,
+            NumaBalanceRule::BusiestTwo => {
+                if busiest.sum_nr_running <= NUMA_IMBALANCE_MIN {
+                    0
+                } else {
+                    raw >> 1
+                }
+            }
+            NumaBalanceRule::Quarter => {
+                let halved = raw >> 1;
+                if dst_running < local.weight >> 2 && halved <= NUMA_IMBALANCE_MIN {
+                    0
+                } else {
+                    halved
+                }
+            }
+            NumaBalanceRule::ImbNumaNr => {
+                let halved = raw >> 1;
+                if dst_running <= sd.imb_numa_nr && halved <= NUMA_IMBALANCE_MIN {
+                    0
+                } else {
+                    halved
+                }
+            }
+            NumaBalanceRule::ImbNumaNrUnhalved => {
+                if dst_running <= sd.imb_numa_nr && raw <= NUMA_IMBALANCE_MIN {
+                    0
+                } else {
+                    raw >> 1
+                }
+            }
+        }
+    }
+
+    /// `sds->prefer_sibling`: the child domain has SD_PREFER_SIBLING, which every
+    /// level but NUMA sets (and the SMT level has no child).
+    fn prefer_sibling(&self, this_cpu: CpuId, level: usize) -> bool {
+        level
+            .checked_sub(1)
+            .is_some_and(|child| !self.domains.of(this_cpu)[child].flags.numa)
+    }
+
+    /// `task_hot()`: ran within `sched_migration_cost_ns` of now (measured from when
+    /// it last ran, `exec_start`), unless the move stays on the SMT core. A task
+    /// just migrated is cold (the kernel clears its `exec_start`).
+    pub(crate) fn task_hot(&self, task_id: TaskId, dest: CpuId) -> bool {
+        let task = &self.tasks[task_id.0 as usize];
+        if self.topology.core_of(task.cpu) == self.topology.core_of(dest) {
+            return false;
+        }
+        match task.exec_start {
+            Some(ran) => (self.now() - ran).as_ns() < self.knobs.sched_migration_cost_ns,
+            None => false,
+        }
+    }
+}

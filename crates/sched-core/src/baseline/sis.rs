@@ -1,0 +1,441 @@
+//! `select_idle_sibling()`: where in the target's LLC a waking task finds an idle CPU.
+//!
+//! The variants, side by side:
+//! - 4.6 (`SisVariant::Groups`): the target, the previous CPU, then walking down
+//!   from the LLC domain: a core whose threads are all idle (and that does not hold
+//!   the target), then an idle SMT sibling of the target. An idle thread of a
+//!   partly busy core elsewhere is never taken: this is what seed 001's scan fixed.
+//! - 4.9-5.11 (`CoreCpuSmt`): the target, the previous CPU, the recently used CPU
+//!   (4.16+), `select_idle_core()`, `select_idle_cpu()` bounded by SIS_AVG_CPU
+//!   (4.9-4.10) or SIS_PROP (4.13+), then `select_idle_smt()` of the target.
+//! - 5.12+ (`SinglePass`): the target, the previous CPU, the recently used CPU;
+//!   then, while the LLC has an idle core, one unbounded pass for it (remembering
+//!   any idle CPU); otherwise an idle sibling of the previous CPU and a bounded
+//!   scan (SIS_PROP, or SIS_UTIL from 6.0).
+//!
+//! Simplifications: SIS_UTIL's `nr_idle_scan` is computed from the LLC's current
+//! utilisation at each wakeup (the kernel refreshes it during periodic balancing);
+//! SIS_PROP uses `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
+
+use crate::engine::Simulator;
+use crate::kernel::SisVariant;
+use crate::pelt::CAPACITY_SCALE;
+use crate::task::TaskId;
+use crate::topology::{CoreId, CpuId};
+use crate::trace::SisStep;
+
+/// What `select_idle_sibling` found, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SisResult {
+    pub cpu: CpuId,
+    pub step: SisStep,
+    pub llc: u32,
+    /// CPUs inspected by the scans.
+    pub scanned: u32,
+    /// How many CPUs the idle-CPU scan was allowed to inspect, when it was bounded.
+    pub limit: Option<u32>,
+}
+
+impl Simulator {
+    /// `select_idle_sibling()`: dispatches to the kernel version's variant. The CPUs
+    /// inspected are charged to `scanning_cpu` (the waker's CPU).
+    pub(crate) fn select_idle_sibling(
+        &mut self,
+        task_id: TaskId,
+        prev: CpuId,
+        target: CpuId,
+        scanning_cpu: CpuId,
+    ) -> SisResult {
+        let llc = self.topology.llc_of(target).0;
+        let done = |cpu: CpuId, step: SisStep| SisResult {
+            cpu,
+            step,
+            llc,
+            scanned: 0,
+            limit: None,
+        };
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        if !affinity.contains(target) {
+            let idle = affinity.iter().find(|cpu| self.cpu_is_idle(*cpu));
+            let first = affinity.first().expect("affinity is never empty");
+            return done(idle.unwrap_or(first), SisStep::AffinityFallback);
+        }
+        if self.cpu_is_idle(target) {
+            return done(target, SisStep::TargetIdle);
+        }
+        if prev != target
+            && self.topology.llc_of(prev).0 == llc
+            && affinity.contains(prev)
+            && self.cpu_is_idle(prev)
+        {
+            return done(prev, SisStep::PrevIdle);
+        }
+        let variant = self.features.select_idle_sibling;
+        if variant != SisVariant::Groups && self.features.recent_used_cpu {
+            let recent = self.tasks[task_id.0 as usize].recent_used_cpu;
+            self.tasks[task_id.0 as usize].recent_used_cpu = Some(prev);
+            if let Some(recent) = recent {
+                if recent != prev
+                    && recent != target
+                    && self.topology.llc_of(recent).0 == llc
+                    && self.tasks[task_id.0 as usize].affinity.contains(recent)
+                    && self.cpu_is_idle(recent)
+                {
+                    return done(recent, SisStep::RecentUsed);
+                }
+            }
+        }
+        let mut result = match variant {
+            SisVariant::Groups => self.sis_lower_domain_groups(task_id, target, llc),
+            SisVariant::CoreCpuSmt => self.sis_core_cpu_smt(task_id, target, llc, scanning_cpu),
+            SisVariant::SinglePass => {
+                self.sis_single_pass(task_id, prev, target, llc, scanning_cpu)
+            }
+        };
+        result.llc = llc;
+        let cost = result.scanned as u64 * self.costs.scan_per_cpu_ns;
+        self.charge_overhead(scanning_cpu, cost);
+        result
+    }
+
+    /// The cores of an LLC in the order of the domain's groups: starting with the
+    /// target's core, then the following cores, wrapping.
+    fn llc_cores_from(&self, llc: u32, target: CpuId) -> Vec<CoreId> {
+        let mut cores: Vec<CoreId> = Vec::new();
+        for cpu in self.topology.llc_cpus[llc as usize].iter() {
+            let core = self.topology.core_of(cpu);
+            if !cores.contains(&core) {
+                cores.push(core);
+            }
+        }
+        let start = cores
+            .iter()
+            .position(|core| *core == self.topology.core_of(target))
+            .unwrap_or(0);
+        cores.rotate_left(start);
+        cores
+    }
+
+    /// 4.6: walk down from the LLC domain. At the LLC level the groups are cores: take
+    /// one whose threads are all idle (and that does not hold the target), its first
+    /// CPU the task may use. At the SMT level the groups are single threads: an idle
+    /// sibling of the target. Nothing else is looked at.
+    fn sis_lower_domain_groups(&self, task_id: TaskId, target: CpuId, llc: u32) -> SisResult {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let mut scanned = 0u32;
+        let result = |cpu, step, scanned| SisResult {
+            cpu,
+            step,
+            llc,
+            scanned,
+            limit: None,
+        };
+        let smt = self.topology.shape.threads_per_core > 1;
+        if smt {
+            for core in self.llc_cores_from(llc, target) {
+                let threads = &self.topology.core_cpus[core.0 as usize];
+                if !threads.intersects(affinity) {
+                    continue;
+                }
+                let mut whole_group_idle = true;
+                for thread in threads.iter() {
+                    scanned += 1;
+                    if thread == target || !self.cpu_is_idle(thread) {
+                        whole_group_idle = false;
+                        break;
+                    }
+                }
+                if whole_group_idle {
+                    let first = threads
+                        .iter()
+                        .find(|thread| affinity.contains(*thread))
+                        .expect("the core intersects the mask");
+                    return result(first, SisStep::IdleCore, scanned);
+                }
+            }
+            for sibling in self.topology.siblings(target) {
+                scanned += 1;
+                if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                    return result(sibling, SisStep::IdleSibling, scanned);
+                }
+            }
+        } else {
+            // Without SMT the LLC's groups are single CPUs: any idle one.
+            let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+            for cpu in wrap_after(&cpus, target) {
+                if !affinity.contains(cpu) {
+                    continue;
+                }
+                scanned += 1;
+                if cpu != target && self.cpu_is_idle(cpu) {
+                    return result(cpu, SisStep::IdleCpu, scanned);
+                }
+            }
+        }
+        result(target, SisStep::NoneIdle, scanned)
+    }
+
+    /// 4.9-5.11: `select_idle_core()`, `select_idle_cpu()`, `select_idle_smt()`.
+    fn sis_core_cpu_smt(
+        &mut self,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+        scanning_cpu: CpuId,
+    ) -> SisResult {
+        let mut scanned = 0u32;
+        if self.topology.shape.threads_per_core > 1 && self.llc_has_idle_core(llc) {
+            let (core_cpu, _, inspected) = self.scan_idle_cores(task_id, target, llc);
+            scanned += inspected;
+            if let Some(cpu) = core_cpu {
+                return SisResult {
+                    cpu,
+                    step: SisStep::IdleCore,
+                    llc,
+                    scanned,
+                    limit: None,
+                };
+            }
+        }
+        let (found, inspected, limit) = self.select_idle_cpu(task_id, target, llc, scanning_cpu);
+        scanned += inspected;
+        if let Some(cpu) = found {
+            return SisResult {
+                cpu,
+                step: SisStep::IdleCpu,
+                llc,
+                scanned,
+                limit,
+            };
+        }
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        for sibling in self.topology.siblings(target) {
+            scanned += 1;
+            if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                return SisResult {
+                    cpu: sibling,
+                    step: SisStep::IdleSibling,
+                    llc,
+                    scanned,
+                    limit,
+                };
+            }
+        }
+        SisResult {
+            cpu: target,
+            step: SisStep::NoneIdle,
+            llc,
+            scanned,
+            limit,
+        }
+    }
+
+    /// 5.12+: one pass over the LLC.
+    fn sis_single_pass(
+        &mut self,
+        task_id: TaskId,
+        prev: CpuId,
+        target: CpuId,
+        llc: u32,
+        scanning_cpu: CpuId,
+    ) -> SisResult {
+        let smt = self.topology.shape.threads_per_core > 1;
+        let has_idle_core = smt && self.llc_has_idle_core(llc);
+        let mut scanned = 0u32;
+        if has_idle_core {
+            // The idle-core search ignores the scan bound and remembers any idle CPU.
+            let (core_cpu, any_idle, inspected) = self.scan_idle_cores(task_id, target, llc);
+            let (cpu, step) = match (core_cpu, any_idle) {
+                (Some(cpu), _) => (cpu, SisStep::IdleCore),
+                (None, Some(cpu)) => (cpu, SisStep::IdleCpu),
+                (None, None) => (target, SisStep::NoneIdle),
+            };
+            return SisResult {
+                cpu,
+                step,
+                llc,
+                scanned: inspected,
+                limit: None,
+            };
+        }
+        if smt && self.topology.llc_of(prev).0 == llc {
+            // select_idle_smt(prev): the previous CPU's core is cache-warm.
+            let affinity = &self.tasks[task_id.0 as usize].affinity;
+            for sibling in self.topology.siblings(prev) {
+                scanned += 1;
+                if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                    return SisResult {
+                        cpu: sibling,
+                        step: SisStep::IdleSibling,
+                        llc,
+                        scanned,
+                        limit: None,
+                    };
+                }
+            }
+        }
+        let (found, inspected, limit) = self.select_idle_cpu(task_id, target, llc, scanning_cpu);
+        scanned += inspected;
+        SisResult {
+            cpu: found.unwrap_or(target),
+            step: if found.is_some() {
+                SisStep::IdleCpu
+            } else {
+                SisStep::NoneIdle
+            },
+            llc,
+            scanned,
+            limit,
+        }
+    }
+
+    /// `select_idle_core()` over the LLC, wrapping from after the target: the first
+    /// CPU of a core whose threads are all idle, and (for the single pass) the first
+    /// idle CPU seen. Returns them and how many CPUs were inspected.
+    fn scan_idle_cores(
+        &self,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+    ) -> (Option<CpuId>, Option<CpuId>, u32) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let mut seen_cores: Vec<CoreId> = Vec::new();
+        let mut any_idle = None;
+        let mut scanned = 0u32;
+        for cpu in wrap_after(&cpus, target) {
+            if !affinity.contains(cpu) {
+                continue;
+            }
+            let core = self.topology.core_of(cpu);
+            if seen_cores.contains(&core) {
+                continue;
+            }
+            seen_cores.push(core);
+            let threads = &self.topology.core_cpus[core.0 as usize];
+            scanned += threads.len() as u32;
+            let all_idle = threads.iter().all(|thread| self.cpu_is_idle(thread));
+            let allowed_idle = threads
+                .iter()
+                .find(|thread| affinity.contains(*thread) && self.cpu_is_idle(*thread));
+            if all_idle && allowed_idle.is_some() {
+                return (allowed_idle, any_idle, scanned);
+            }
+            if any_idle.is_none() {
+                any_idle = allowed_idle;
+            }
+        }
+        (None, any_idle, scanned)
+    }
+
+    /// `select_idle_cpu()`: scan the LLC's CPUs, wrapping from after the target, for
+    /// an idle one, within the version's bound. Returns the CPU, how many CPUs were
+    /// inspected, and the bound when there was one.
+    fn select_idle_cpu(
+        &mut self,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+        scanning_cpu: CpuId,
+    ) -> (Option<CpuId>, u32, Option<u32>) {
+        let bound = self.idle_scan_bound(llc, scanning_cpu);
+        let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        // Before 5.6 (SIS_PROP's form here) every CPU of the span used up the bound,
+        // allowed or not; SIS_UTIL (6.0+) scans only the CPUs the task may use.
+        let disallowed_count = self.features.sis_prop && !self.features.sis_util;
+        let mut budget = bound;
+        let mut scanned = 0u32;
+        let mut found = None;
+        for cpu in wrap_after(&cpus, target) {
+            let allowed = affinity.contains(cpu);
+            if !allowed && !disallowed_count {
+                continue;
+            }
+            if let Some(left) = budget.as_mut() {
+                if *left == 0 {
+                    break;
+                }
+                *left -= 1;
+            }
+            if !allowed {
+                continue;
+            }
+            scanned += 1;
+            if self.cpu_is_idle(cpu) {
+                found = Some(cpu);
+                break;
+            }
+        }
+        // The waker's LLC keeps a running average of what a scan costs.
+        let cost = scanned as u64 * self.costs.scan_per_cpu_ns;
+        let waker_llc = self.topology.llc_of(scanning_cpu).0 as usize;
+        let avg = &mut self.llc_avg_scan_cost[waker_llc];
+        *avg = (*avg as i64 + (cost as i64 - *avg as i64) / 8) as u64;
+        (found, scanned, bound)
+    }
+
+    /// How many CPUs `select_idle_cpu()` may inspect: `None` is unbounded.
+    fn idle_scan_bound(&self, llc: u32, scanning_cpu: CpuId) -> Option<u32> {
+        if self.features.sis_util {
+            // nr = nr_idle_scan + 1, and the loop stops at `!--nr`.
+            return Some(self.sis_util_scan_limit(llc));
+        }
+        let avg_idle = self.cpus[scanning_cpu.0 as usize].avg_idle_ns / 512;
+        let waker_llc = self.topology.llc_of(scanning_cpu).0 as usize;
+        let avg_cost = self.llc_avg_scan_cost[waker_llc] + 1;
+        if self.features.sis_avg_cpu && avg_idle < avg_cost {
+            return Some(0);
+        }
+        if self.features.sis_prop {
+            let span_avg = self.topology.llc_cpus[llc as usize].len() as u64 * avg_idle;
+            let nr = if span_avg > 4 * avg_cost {
+                span_avg / avg_cost
+            } else {
+                4
+            };
+            return Some((nr - 1).min(u32::MAX as u64) as u32);
+        }
+        None
+    }
+
+    /// `test_idle_cores()`: the kernel keeps a per-LLC "has idle cores" hint; here
+    /// it is exact.
+    pub(crate) fn llc_has_idle_core(&self, llc: u32) -> bool {
+        let mut seen = Vec::new();
+        for cpu in self.topology.llc_cpus[llc as usize].iter() {
+            let core = self.topology.core_of(cpu);
+            if seen.contains(&core) {
+                continue;
+            }
+            seen.push(core);
+            if self.topology.core_cpus[core.0 as usize]
+                .iter()
+                .all(|thread| self.cpu_is_idle(thread))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// SIS_UTIL (`update_idle_cpu_scan()`): with `x` the LLC's average utilisation
+    /// and `pct` the imbalance percentage (117), scan `llc_weight * (1 - (x * pct /
+    /// 100)^2)` CPUs; none from about 85 % busy.
+    pub(crate) fn sis_util_scan_limit(&self, llc: u32) -> u32 {
+        let cpus = &self.topology.llc_cpus[llc as usize];
+        let weight = cpus.len() as f64;
+        let util: f64 = cpus.iter().map(|cpu| self.cpu_util(cpu)).sum();
+        let fraction = (util / (weight * CAPACITY_SCALE)).min(1.0);
+        let scaled = fraction * 117.0 / 100.0;
+        let remaining = (1.0 - scaled * scaled).max(0.0);
+        (weight * remaining) as u32
+    }
+}
+
+/// `for_each_cpu_wrap(cpu, cpus, target + 1)`: the CPUs after `target`, wrapping,
+/// `target` last.
+fn wrap_after(cpus: &[CpuId], target: CpuId) -> impl Iterator<Item = CpuId> + '_ {
+    let start = cpus.iter().position(|cpu| *cpu == target).unwrap_or(0);
+    (1..=cpus.len()).map(move |offset| cpus[(start + offset) % cpus.len()])
+}
