@@ -480,7 +480,62 @@ fn list() {
     }
     println!();
     println!("Policy switches (policy.*):");
+    println!("  wake_affine.enabled       let a wakeup move the task towards the waker's CPU (default true)");
     println!("  newidle_balance.enabled   pull a waiting task when a CPU goes idle (default true)");
+    println!("  periodic_balance.enabled  balance each domain at its interval, and NOHZ idle balance (default true)");
     println!();
     println!("Knob presets (knobs.preset): default, hhvm");
+    println!();
+    print!("{}", kernel_table());
+}
+
+/// `schedlab list`'s table of kernel versions and the variant each path takes.
+fn kernel_table() -> String {
+    let table = sched_core::kernel::version_table();
+    let rows: Vec<(String, Value)> = table
+        .iter()
+        .map(|(version, features)| {
+            let value = serde_json::to_value(features).expect("features serialise");
+            (version.clone(), value)
+        })
+        .collect();
+    let Some((_, first)) = rows.first() else {
+        return String::new();
+    };
+    let names: Vec<String> = first
+        .as_object()
+        .map(|map| map.keys().cloned().collect())
+        .unwrap_or_default();
+    let cell = |value: &Value| match value {
+        Value::Bool(true) => "on".to_string(),
+        Value::Bool(false) => "-".to_string(),
+        // Shortened so that every version fits on one line; the names are in the docs.
+        Value::String(text) => match text.as_str() {
+            "migration_cost" => "mig_cost".to_string(),
+            "max_newidle_lb_cost" => "lb_cost".to_string(),
+            "group_type" => "type".to_string(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    };
+    let mut out = format!(
+        "Kernel versions (kernel: \"{}\" by default; any of {} to {}; override one path with features.NAME):\n",
+        sched_core::kernel::DEFAULT_KERNEL,
+        sched_core::kernel::OLDEST,
+        sched_core::kernel::NEWEST
+    );
+    out.push_str(&format!("  {:<20}", "path"));
+    for (version, _) in &rows {
+        out.push_str(&format!("{version:>9}"));
+    }
+    out.push('\n');
+    for name in &names {
+        out.push_str(&format!("  {name:<20}"));
+        for (_, value) in &rows {
+            out.push_str(&format!("{:>9}", cell(&value[name])));
+        }
+        out.push('\n');
+    }
+    out.push_str("  (newidle_gate: mig_cost = avg_idle against sched_migration_cost_ns, lb_cost = against max_newidle_lb_cost)\n");
+    out
 }
