@@ -168,6 +168,22 @@ impl Simulator {
         }
     }
 
+    /// One `load_balance()` for tests: newidle or periodic from a busy CPU.
+    #[cfg(test)]
+    pub(crate) fn load_balance_for_test(
+        &mut self,
+        cpu: CpuId,
+        level: usize,
+        newidle: bool,
+    ) -> bool {
+        let idle = if newidle {
+            IdleType::NewlyIdle
+        } else {
+            IdleType::NotIdle
+        };
+        self.load_balance(cpu, level, idle)
+    }
+
     /// `load_balance()` at one domain level. Returns true when a task moved.
     fn load_balance(&mut self, this_cpu: CpuId, level: usize, idle: IdleType) -> bool {
         let this_idx = this_cpu.0 as usize;

@@ -16,3 +16,6 @@ pub mod fork;
 pub mod groups;
 pub mod sis;
 pub mod wakeup;
+
+#[cfg(test)]
+mod tests;

@@ -339,6 +339,23 @@ impl Simulator {
         scanning_cpu: CpuId,
     ) -> (Option<CpuId>, u32, Option<u32>) {
         let bound = self.idle_scan_bound(llc, scanning_cpu);
+        let (found, scanned, _) = self.select_idle_cpu_with_bound(task_id, target, llc, bound);
+        // The waker's LLC keeps a running average of what a scan costs.
+        let cost = scanned as u64 * self.costs.scan_per_cpu_ns;
+        let waker_llc = self.topology.llc_of(scanning_cpu).0 as usize;
+        let avg = &mut self.llc_avg_scan_cost[waker_llc];
+        *avg = (*avg as i64 + (cost as i64 - *avg as i64) / 8) as u64;
+        (found, scanned, bound)
+    }
+
+    /// The scan of `select_idle_cpu()` under a given bound (`None`: unbounded).
+    pub(crate) fn select_idle_cpu_with_bound(
+        &self,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+        bound: Option<u32>,
+    ) -> (Option<CpuId>, u32, Option<u32>) {
         let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
         let affinity = &self.tasks[task_id.0 as usize].affinity;
         // Before 5.6 (SIS_PROP's form here) every CPU of the span used up the bound,
@@ -367,11 +384,6 @@ impl Simulator {
                 break;
             }
         }
-        // The waker's LLC keeps a running average of what a scan costs.
-        let cost = scanned as u64 * self.costs.scan_per_cpu_ns;
-        let waker_llc = self.topology.llc_of(scanning_cpu).0 as usize;
-        let avg = &mut self.llc_avg_scan_cost[waker_llc];
-        *avg = (*avg as i64 + (cost as i64 - *avg as i64) / 8) as u64;
         (found, scanned, bound)
     }
 

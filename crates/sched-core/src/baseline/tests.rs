@@ -1,0 +1,141 @@
+//! Unit tests of the baseline paths' details that a whole run would hide.
+
+use crate::background::BackgroundSpec;
+use crate::behaviour::{Dist, Op};
+use crate::engine::Simulator;
+use crate::kernel::FeaturesSpec;
+use crate::scenario::Scenario;
+use crate::task::TaskState;
+use crate::time::SimTime;
+use crate::topology::{CpuId, TopologySpec};
+use crate::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
+
+/// `count` CPU hogs on the 8-CPU teaching machine, without background threads.
+fn hogs_on_teaching_small(count: u32) -> Simulator {
+    let scenario = Scenario {
+        schema: None,
+        title: "unit".into(),
+        description: String::new(),
+        seed: 1,
+        duration_ms: 1_000,
+        topology: TopologySpec {
+            preset: Some("teaching-small".into()),
+            ..Default::default()
+        },
+        kernel: None,
+        features: FeaturesSpec::default(),
+        workloads: vec![WorkloadSpec::Tasks(TasksSpec {
+            unit: "ops".into(),
+            tasks: vec![TaskTemplate {
+                comm: "hog".into(),
+                count,
+                nice: 0,
+                cpus: None,
+                start_us: 0,
+                record_latency: false,
+                footprint_kib: 0,
+                program: vec![Op::Loop {
+                    count: None,
+                    body: vec![Op::Run {
+                        duration: Dist::Fixed { us: 1_000_000.0 },
+                        memory_bound: false,
+                    }],
+                }],
+            }],
+        })],
+        policy: Default::default(),
+        knobs: Default::default(),
+        costs: Default::default(),
+        background: BackgroundSpec {
+            enabled: false,
+            ..Default::default()
+        },
+    };
+    Simulator::new(&scenario).expect("a valid scenario")
+}
+
+#[test]
+fn task_hot_measures_from_when_the_task_last_ran_not_from_its_switch_in() {
+    let mut sim = hogs_on_teaching_small(1);
+    sim.run_until(SimTime::from_ms(100));
+    let task = crate::task::TaskId(0);
+    let cpu = sim.tasks[0].cpu;
+    let elsewhere = CpuId((cpu.0 + 4) % 8);
+    // Switched in 100 ms ago but running until now: it ran just now, so it is hot.
+    assert!(matches!(sim.tasks[0].state, TaskState::Running(_)));
+    sim.update_curr(cpu);
+    assert!(sim.task_hot(task, elsewhere));
+    // After a migration the kernel clears exec_start: cold.
+    sim.tasks[0].exec_start = None;
+    assert!(!sim.task_hot(task, elsewhere));
+}
+
+#[test]
+fn scheduler_work_on_an_idle_cpu_is_paid_at_once_and_delays_nobody() {
+    let mut sim = hogs_on_teaching_small(1);
+    sim.run_until(SimTime::from_ms(10));
+    let idle = (0..8)
+        .map(CpuId)
+        .find(|cpu| sim.cpu_is_idle(*cpu))
+        .expect("7 CPUs are idle");
+    let busy_before = sim.busy_ns()[idle.0 as usize];
+    sim.charge_overhead(idle, 100_000);
+    sim.settle_overhead();
+    assert_eq!(
+        sim.cpus[idle.0 as usize].overhead_ns, 0,
+        "nothing left owed"
+    );
+    assert_eq!(sim.busy_ns()[idle.0 as usize], busy_before + 100_000);
+}
+
+#[test]
+fn scheduler_work_on_a_busy_cpu_delays_its_running_task() {
+    let mut sim = hogs_on_teaching_small(1);
+    sim.run_until(SimTime::from_ms(10));
+    let cpu = sim.tasks[0].cpu;
+    sim.update_curr(cpu);
+    let work_before = sim.tasks[0].remaining_work.expect("in a burst");
+    sim.charge_overhead(cpu, 50_000);
+    sim.settle_overhead();
+    let work_after = sim.tasks[0].remaining_work.expect("in a burst");
+    assert_eq!(sim.cpus[cpu.0 as usize].overhead_ns, 0);
+    assert!(work_after > work_before, "the burst got longer");
+}
+
+#[test]
+fn the_sis_util_scan_inspects_exactly_its_limit_of_allowed_cpus() {
+    // Eight hogs keep every CPU busy; the task may use LLC 0's CPUs only.
+    let mut sim = hogs_on_teaching_small(8);
+    sim.run_until(SimTime::from_ms(200));
+    let llc0: Vec<CpuId> = sim.topology.llc_cpus[0].iter().collect();
+    assert!(
+        llc0.iter().all(|cpu| !sim.cpu_is_idle(*cpu)),
+        "LLC 0 is full"
+    );
+    let task = crate::task::TaskId(0);
+    let cpu = llc0[0];
+    sim.tasks[0].affinity = crate::cpuset::CpuSet::from_cpus(8, llc0.iter().copied());
+    let limit = 3;
+    let (found, scanned, bound) = sim.select_idle_cpu_with_bound(task, cpu, 0, Some(limit));
+    assert_eq!(found, None);
+    assert_eq!(bound, Some(limit));
+    assert_eq!(scanned, limit, "the scan looks at exactly `limit` CPUs");
+}
+
+#[test]
+fn newidle_failures_do_not_count_towards_nr_balance_failed() {
+    let mut sim = hogs_on_teaching_small(9);
+    sim.run_until(SimTime::from_ms(50));
+    // Some CPU runs two hogs; the others one each: nothing to pull for a busy CPU,
+    // and only periodic attempts may raise the failure count.
+    for cpu in 0..8 {
+        for level in 0..sim.cpus[cpu].balance_failed.len() {
+            sim.cpus[cpu].balance_failed[level] = 0;
+        }
+    }
+    let cpu = CpuId(0);
+    for _ in 0..5 {
+        sim.load_balance_for_test(cpu, 0, true);
+    }
+    assert!(sim.cpus[0].balance_failed.iter().all(|count| *count == 0));
+}
