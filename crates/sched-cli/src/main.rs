@@ -440,12 +440,18 @@ fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
 fn validate(name: &str, set: &[String]) -> Result<(), String> {
     let (path, scenario) = load(name, None, set)?;
     let sim = Simulator::new(&scenario).map_err(|errors| report(name, &errors))?;
+    let background = sim
+        .tasks
+        .iter()
+        .filter(|task| sim.workloads[task.group as usize].background)
+        .count();
     println!(
-        "{}: ok ({}, {} CPUs, {} tasks, {} ms)",
+        "{}: ok ({}, {} CPUs, {} tasks and {background} background kthreads, kernel {}, {} ms)",
         path.display(),
         sim.topology.shape.name,
         sim.topology.n_cpus(),
-        sim.tasks.len(),
+        sim.tasks.len() - background,
+        sim.kernel,
         scenario.duration_ms
     );
     Ok(())

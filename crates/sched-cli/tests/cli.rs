@@ -129,7 +129,7 @@ fn validate_and_list() {
     let (ok, stdout, stderr) = schedlab(&["validate", "sis-schbench-t19"]);
     assert!(ok, "{stderr}");
     assert!(
-        stdout.contains("ok (xeon-2s10c, 40 CPUs, 40 tasks"),
+        stdout.contains("ok (xeon-2s10c, 40 CPUs, 40 tasks and 40 background kthreads, kernel 4.6"),
         "{stdout}"
     );
     let (ok, stdout, _) = schedlab(&["list"]);
@@ -137,8 +137,22 @@ fn validate_and_list() {
     assert!(
         stdout.contains("zen3-2s64c")
             && stdout.contains("teaching-small")
-            && stdout.contains("newidle_balance")
+            && stdout.contains("wake_affine.enabled")
+            && stdout.contains("newidle_balance.enabled")
+            && stdout.contains("periodic_balance.enabled"),
+        "{stdout}"
     );
+    // The kernel table: a column per version, a row per path.
+    let header = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("path "))
+        .expect("a kernel version table");
+    assert!(header.contains("4.6") && header.contains("5.18") && header.contains("6.5"));
+    let sis = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("select_idle_sibling"))
+        .expect("a select_idle_sibling row");
+    assert!(sis.split_whitespace().nth(1) == Some("4.6"), "{sis}");
 }
 
 #[test]

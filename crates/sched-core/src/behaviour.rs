@@ -159,6 +159,12 @@ pub enum Op {
         count: Option<u32>,
         body: Vec<Op>,
     },
+    /// Fork the next unborn task of a spawn pool (`fork()` + `wake_up_new_task`),
+    /// from this task's CPU. For workload generators only (a `make` forking its
+    /// compilers): the pool is an index into the workload's own pools, so it is not
+    /// part of the scenario format.
+    #[serde(skip)]
+    Spawn { pool: u32 },
 }
 
 fn one() -> u32 {
@@ -182,6 +188,8 @@ pub enum Instr {
     Complete,
     /// CPU numbers of the new affinity mask.
     SetAffinity(Vec<u32>),
+    /// Fork the next unborn task of this spawn pool.
+    Spawn(u32),
     /// Start of a loop; `end` is the index of its `LoopEnd`.
     LoopStart {
         count: Option<u32>,
@@ -274,6 +282,7 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
             Op::SetAffinity { cpus } => out.push(Instr::SetAffinity(
                 crate::cpuset::parse_cpu_list(cpus).unwrap_or_default(),
             )),
+            Op::Spawn { pool } => out.push(Instr::Spawn(*pool)),
             Op::Loop { count, body } => {
                 let start = out.len();
                 out.push(Instr::LoopStart {

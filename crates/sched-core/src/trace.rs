@@ -66,8 +66,6 @@ pub enum SisStep {
     NoneIdle,
     /// The previous CPU is not in the task's affinity mask.
     AffinityFallback,
-    /// The task may run on one CPU only: no choice to make.
-    Pinned,
 }
 
 /// A scheduling-domain level, compactly (`DomainLevel` without the allocation).
@@ -118,6 +116,9 @@ pub enum Reason {
         level: LevelTag,
         newidle: bool,
     },
+    /// Wakeup or fork of a task allowed on one CPU only: `select_task_rq` is skipped
+    /// (`nr_cpus_allowed == 1`).
+    Pinned,
     /// Switch: the task used up its slice (seen at a tick).
     SliceExpired {
         ran_us: u32,
@@ -171,7 +172,6 @@ impl Reason {
                         None => format!("scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on CPU {cpu}"),
                     },
                     SisStep::AffinityFallback => format!("previous CPU not allowed: CPU {cpu}"),
-                    SisStep::Pinned => format!("pinned to CPU {cpu}"),
                 };
                 format!("{first}; {second}")
             }
@@ -198,6 +198,7 @@ impl Reason {
                 if newidle { "went idle and in newidle_balance" } else { "in periodic load_balance" },
                 level.name()
             ),
+            Reason::Pinned => format!("pid {pid} may run only on CPU {cpu}: no choice to make"),
             Reason::SliceExpired { ran_us, slice_us } => {
                 format!("slice used up: ran {ran_us} us of a {slice_us} us slice")
             }

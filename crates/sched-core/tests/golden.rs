@@ -4,7 +4,13 @@
 
 mod common;
 
-use common::{preset, run_sim, scenario, schbench};
+use common::{hackbench, hogs, preset, run_sim, run_sleep, scenario, schbench, tasks};
+use sched_core::behaviour::{Dist, Op};
+use sched_core::kernel::{
+    FeaturesSpec, IdlestGroupVariant, LoadBalanceVariant, NewidleGate, NumaForkRule, SisVariant,
+    WakeAffineVariant,
+};
+use sched_core::topology::TopologySpec;
 use std::path::PathBuf;
 
 fn check_golden(name: &str, actual: &str) {
@@ -42,4 +48,256 @@ fn schbench_on_the_teaching_machine() {
     );
     let sim = run_sim(&scenario);
     check_golden("schbench-teaching-small.txt", &sim.trace.compact(&sim));
+}
+
+/// One scenario run under each variant of one baseline path.
+struct VariantGroup {
+    path: &'static str,
+    /// Whether the variants must give different schedules here. The two
+    /// `wake_affine` forms agree except on ties while loads are instantaneous
+    /// runqueue weights (see docs/MODEL-STATUS.md), so their goldens may match.
+    must_differ: bool,
+    scenario: sched_core::Scenario,
+    variants: Vec<(&'static str, FeaturesSpec)>,
+}
+
+fn no_background(mut scenario: sched_core::Scenario) -> sched_core::Scenario {
+    scenario.background.enabled = false;
+    scenario
+}
+
+fn variant_groups() -> Vec<VariantGroup> {
+    let features = FeaturesSpec::default;
+    let pinned_pairs = || {
+        // Tasks allowed on two CPUs of each node of a 2-node machine with 4 LLCs per
+        // node (imb_numa_nr 4): 6.0 limits their allowance to 2, 5.18 does not.
+        tasks(
+            "pinned",
+            4,
+            Some("0,1,16,17"),
+            0,
+            vec![Op::Loop {
+                count: None,
+                body: vec![
+                    Op::Run {
+                        duration: Dist::Fixed { us: 3_000.0 },
+                        memory_bound: false,
+                    },
+                    Op::Sleep {
+                        duration: Dist::Fixed { us: 200.0 },
+                    },
+                ],
+            }],
+        )
+    };
+    vec![
+        VariantGroup {
+            path: "wake_affine",
+            must_differ: false,
+            scenario: no_background(scenario(
+                preset("teaching-small"),
+                vec![hackbench(1, 4, 3)],
+                1,
+                7,
+            )),
+            variants: vec![
+                (
+                    "4.6",
+                    FeaturesSpec {
+                        wake_affine: Some(WakeAffineVariant::Load),
+                        ..features()
+                    },
+                ),
+                (
+                    "4.14",
+                    FeaturesSpec {
+                        wake_affine: Some(WakeAffineVariant::IdleThenWeight),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "select_idle_sibling",
+            must_differ: true,
+            scenario: no_background(scenario(
+                preset("teaching-small"),
+                vec![schbench(2, 4, 1500, 1000)],
+                6,
+                3,
+            )),
+            variants: vec![
+                (
+                    "4.6",
+                    FeaturesSpec {
+                        select_idle_sibling: Some(SisVariant::Groups),
+                        ..features()
+                    },
+                ),
+                (
+                    "4.9",
+                    FeaturesSpec {
+                        select_idle_sibling: Some(SisVariant::CoreCpuSmt),
+                        ..features()
+                    },
+                ),
+                (
+                    "5.12",
+                    FeaturesSpec {
+                        select_idle_sibling: Some(SisVariant::SinglePass),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "find_idlest_group",
+            must_differ: true,
+            scenario: no_background(scenario(
+                preset("teaching-numa"),
+                vec![run_sleep("w", 6, 800.0, 300.0)],
+                4,
+                5,
+            )),
+            variants: vec![
+                (
+                    "load",
+                    FeaturesSpec {
+                        find_idlest_group: Some(IdlestGroupVariant::Load),
+                        ..features()
+                    },
+                ),
+                (
+                    "group_type",
+                    FeaturesSpec {
+                        find_idlest_group: Some(IdlestGroupVariant::GroupType),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "numa_fork_rule",
+            must_differ: true,
+            scenario: no_background(scenario(
+                TopologySpec {
+                    llcs_per_socket: Some(4),
+                    ..preset("teaching-numa")
+                },
+                vec![run_sleep("free", 2, 3_000.0, 200.0), pinned_pairs()],
+                4,
+                1,
+            )),
+            variants: vec![
+                (
+                    "none",
+                    FeaturesSpec {
+                        numa_fork_rule: Some(NumaForkRule::None),
+                        ..features()
+                    },
+                ),
+                (
+                    "5.18",
+                    FeaturesSpec {
+                        numa_fork_rule: Some(NumaForkRule::ImbNumaNr),
+                        ..features()
+                    },
+                ),
+                (
+                    "6.0",
+                    FeaturesSpec {
+                        numa_fork_rule: Some(NumaForkRule::AffinityAware),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "load_balance",
+            must_differ: true,
+            scenario: no_background(scenario(
+                preset("teaching-small"),
+                vec![hogs("hog", 11, 0)],
+                40,
+                2,
+            )),
+            variants: vec![
+                (
+                    "load",
+                    FeaturesSpec {
+                        load_balance: Some(LoadBalanceVariant::Load),
+                        ..features()
+                    },
+                ),
+                (
+                    "5.5",
+                    FeaturesSpec {
+                        load_balance: Some(LoadBalanceVariant::MigrationType),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "newidle_gate",
+            must_differ: true,
+            scenario: no_background(scenario(
+                preset("teaching-small"),
+                vec![run_sleep("w", 12, 300.0, 100.0)],
+                4,
+                4,
+            )),
+            variants: vec![
+                (
+                    "migration_cost",
+                    FeaturesSpec {
+                        newidle_gate: Some(NewidleGate::MigrationCost),
+                        ..features()
+                    },
+                ),
+                (
+                    "max_newidle_lb_cost",
+                    FeaturesSpec {
+                        newidle_gate: Some(NewidleGate::MaxNewidleLbCost),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+    ]
+}
+
+#[test]
+fn each_variant_of_each_path_has_its_own_golden_schedule() {
+    for group in variant_groups() {
+        let mut traces: Vec<(&str, String)> = Vec::new();
+        for (variant, features) in &group.variants {
+            let mut scenario = group.scenario.clone();
+            scenario.features = features.clone();
+            let sim = run_sim(&scenario);
+            let trace = sim.trace.compact(&sim);
+            check_golden(&format!("variants/{}-{variant}.txt", group.path), &trace);
+            // Compare decisions, not the words of their reasons.
+            let decisions: String = trace
+                .lines()
+                .map(|line| line.split("  #").next().unwrap_or(line))
+                .collect::<Vec<_>>()
+                .join("\n");
+            traces.push((variant, decisions));
+        }
+        // Each variant must decide differently from the others here, or its golden
+        // shows nothing.
+        if !group.must_differ {
+            continue;
+        }
+        for (idx, (left, left_trace)) in traces.iter().enumerate() {
+            for (right, right_trace) in &traces[idx + 1..] {
+                assert!(
+                    left_trace != right_trace,
+                    "{}: variants {left} and {right} give the same schedule",
+                    group.path
+                );
+            }
+        }
+    }
 }

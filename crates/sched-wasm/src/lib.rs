@@ -2,11 +2,14 @@
 //!
 //! The simulator lives in wasm memory behind an opaque [`SimHandle`]. Commands go
 //! in (`step`, `run_until`, `run_events`); small results come back. Per-frame state
-//! crosses as typed arrays (`Uint32Array`, `Float64Array`), never as JSON; JSON is
-//! used only for one-off descriptions (machine layout, task list, run summary) and
-//! for scenario errors.
+//! crosses as typed arrays (`Uint32Array`, `Float64Array`); JSON is used only for
+//! one-off descriptions (machine layout, task list, run summary), for scenario
+//! errors, and for the small per-workload throughput list (a few `{unit, value}`
+//! pairs, the very figures the CLI's `run --json` prints).
 
+use sched_core::metrics::WorkloadThroughput;
 use sched_core::trace::TaskNames;
+use sched_core::workload::ThroughputKind;
 use sched_core::{SimTime, Simulator};
 use sched_scenario::{parse_json, scenario_from_value};
 use serde_json::json;
@@ -132,7 +135,7 @@ impl SimHandle {
     }
 
     /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa,
-    /// completed, idle-while-runnable ns (LLC), (machine), rq lock contentions,
+    /// idle-while-runnable ns (LLC), (machine), rq lock contentions,
     /// rq lock acquisitions, rq lock wait ns, cache refill ns, scheduler overhead ns]`.
     pub fn counters(&self) -> Vec<f64> {
         let metrics = &self.sim.metrics;
@@ -144,7 +147,6 @@ impl SimHandle {
             metrics.migrations.llc as f64,
             metrics.migrations.cross_llc as f64,
             metrics.migrations.cross_numa as f64,
-            metrics.completed.first().copied().unwrap_or(0) as f64,
             metrics.idle_while_runnable_llc_ns as f64,
             metrics.idle_while_runnable_machine_ns as f64,
             lock.contentions as f64,
@@ -193,9 +195,31 @@ impl SimHandle {
             .sim
             .workloads
             .iter()
-            .map(|workload| json!({ "label": workload.label, "unit": workload.rate_unit() }))
+            .map(|workload| {
+                let kind = match workload.throughput {
+                    ThroughputKind::Rate { .. } => "rate",
+                    ThroughputKind::CompletionTime { .. } => "completion_time",
+                    ThroughputKind::StreamPhases { .. } => "stream",
+                };
+                json!({ "label": workload.label, "throughput": kind })
+            })
             .collect();
         json!({ "tasks": tasks, "workloads": workloads }).to_string()
+    }
+
+    /// Each workload's throughput so far, from the core's `Simulator::throughputs`:
+    /// a JSON array of `{workload, values: [{unit, value}]}`, exactly the CLI's
+    /// `run --json` `throughput_by_workload` (a rate; a completion time in `s` once
+    /// every task of hackbench or a compile has exited; MB/s per STREAM kernel).
+    /// Small: one entry per workload, so the UI reads it with every frame.
+    pub fn throughputs_json(&self) -> String {
+        let list: Vec<WorkloadThroughput> = self
+            .sim
+            .throughputs()
+            .into_iter()
+            .map(|(workload, values)| WorkloadThroughput { workload, values })
+            .collect();
+        serde_json::to_string(&list).expect("throughputs serialise")
     }
 
     /// The run summary, as the CLI's `--json` prints it.

@@ -1,7 +1,9 @@
+import { Fragment } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { formatCount, formatDuration } from '../base/format';
 import { Counter } from '../engine/protocol';
+import { throughputRows } from './throughput';
 
 export function Counters({ store }: { store: AppStore }) {
   const frame = useAppState(store, (s) => s.frame);
@@ -12,9 +14,16 @@ export function Counters({ store }: { store: AppStore }) {
   const capacity = frame.nowNs * frame.busyNs.length;
   const utilization = capacity > 0 ? (100 * busy) / capacity : 0;
   const gapPct = capacity > 0 ? (100 * at(Counter.idleWhileRunnableLlcNs)) / capacity : 0;
-  const seconds = frame.nowNs / 1e9;
-  const throughput = seconds > 0 ? at(Counter.completed) / seconds : 0;
-  const unit = loaded.workloads[0]?.unit ?? 'ops/s';
+  // Each workload's headline figures, exactly as `schedlab run --json` reports them.
+  const several = frame.throughput.length > 1;
+  const throughput = frame.throughput.flatMap((entry, workloadIndex) =>
+    throughputRows(loaded.workloads[workloadIndex]?.throughput, entry.values).map((row, rowIndex) => ({
+      ...row,
+      key: `${workloadIndex}-${rowIndex}`,
+      name: several ? `${entry.workload}: ${row.name}` : row.name,
+      hint: `${entry.workload}. ${row.hint}`,
+    })),
+  );
   const acquisitions = at(Counter.lockAcquisitions);
   return (
     <section className="panel" aria-labelledby="counters-title">
@@ -26,10 +35,14 @@ export function Counters({ store }: { store: AppStore }) {
         <dd data-testid="idle-while-runnable">
           {formatDuration(at(Counter.idleWhileRunnableLlcNs))} ({gapPct.toFixed(2)} %)
         </dd>
-        <dt>throughput</dt>
-        <dd>
-          {throughput.toFixed(1)} {unit}
-        </dd>
+        {throughput.map((row) => (
+          <Fragment key={row.key}>
+            <dt title={row.hint}>{row.name}</dt>
+            <dd data-testid="throughput" title={row.hint}>
+              {row.text}
+            </dd>
+          </Fragment>
+        ))}
         <dt>context switches</dt>
         <dd>{formatCount(at(Counter.switches))}</dd>
         <dt>wakeups</dt>

@@ -31,9 +31,27 @@ export interface TaskInfo {
   readonly group: number;
 }
 
+/** How a workload's headline figure is measured (the core's `ThroughputKind`). */
+export type ThroughputKind = 'rate' | 'completion_time' | 'stream';
+
 export interface WorkloadInfo {
   readonly label: string;
+  readonly throughput: ThroughputKind;
+}
+
+/** One figure in the benchmark's own unit: `requests/s`, `s`, `MB/s Copy`, ... */
+export interface Throughput {
   readonly unit: string;
+  readonly value: number;
+}
+
+/**
+ * One workload's figures, from the core's `Simulator::throughputs`: the same list
+ * `schedlab run --json` prints as `throughput_by_workload`.
+ */
+export interface WorkloadThroughput {
+  readonly workload: string;
+  readonly values: readonly Throughput[];
 }
 
 export interface LoadedScenario {
@@ -72,6 +90,8 @@ export interface Frame {
   readonly latency: Float64Array;
   /** See `Counter` for the index of each figure. */
   readonly counters: Float64Array;
+  /** Per workload, its headline figures so far (the bridge's `throughputs_json`). */
+  readonly throughput: readonly WorkloadThroughput[];
   /** Trace records added since the previous frame (the newest ones, capped). */
   readonly newTrace: readonly TraceLine[];
   readonly traceTotal: number;
@@ -104,12 +124,11 @@ export const Counter = {
   migrationsLlc: 3,
   migrationsCrossLlc: 4,
   migrationsCrossNuma: 5,
-  completed: 6,
-  idleWhileRunnableLlcNs: 7,
-  idleWhileRunnableMachineNs: 8,
-  lockContentions: 9,
-  lockAcquisitions: 10,
-  lockWaitNs: 11,
-  cacheRefillNs: 12,
-  schedOverheadNs: 13,
+  idleWhileRunnableLlcNs: 6,
+  idleWhileRunnableMachineNs: 7,
+  lockContentions: 8,
+  lockAcquisitions: 9,
+  lockWaitNs: 10,
+  cacheRefillNs: 11,
+  schedOverheadNs: 12,
 } as const;

@@ -1,6 +1,7 @@
 /**
  * The WebAssembly build gives the same trace as the native build: the same
- * scenario and seed hash identically under Node and in the `schedlab` binary.
+ * scenario and seed hash identically under Node and in the `schedlab` binary,
+ * and the bridge reports the same headline figures as `schedlab run --json`.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,38 @@ const cli = `${repo}target/debug/schedlab`;
 function nativeHash(scenario: string): string {
   const stdout = execFileSync(cli, ['run', scenario, '--json'], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return (JSON.parse(stdout) as { trace_hash: string }).trace_hash;
+}
+
+interface WorkloadThroughput {
+  workload: string;
+  values: { unit: string; value: number }[];
+}
+
+/** Scenario fields to change, by dotted path, as the CLI's `--set PATH=VALUE` takes them. */
+type Overrides = Record<string, number>;
+
+/** `throughput_by_workload` of `schedlab run SCENARIO --json --set ...`. */
+function nativeThroughput(scenario: string, overrides: Overrides): WorkloadThroughput[] {
+  const sets = Object.entries(overrides).flatMap(([path, value]) => ['--set', `${path}=${JSON.stringify(value)}`]);
+  const stdout = execFileSync(cli, ['run', scenario, '--json', ...sets], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return (JSON.parse(stdout) as { throughput_by_workload: WorkloadThroughput[] }).throughput_by_workload;
+}
+
+/** What the app shows: the bridge's `throughputs_json` after the same run in wasm. */
+function wasmThroughput(scenario: string, overrides: Overrides): WorkloadThroughput[] {
+  const value = JSON.parse(readFileSync(`${repo}scenarios/${scenario}.json`, 'utf8')) as Record<string, unknown>;
+  for (const [path, override] of Object.entries(overrides)) {
+    const keys = path.split('.');
+    const last = keys.pop() ?? '';
+    let node = value;
+    for (const key of keys) node = node[key] as Record<string, unknown>;
+    node[last] = override;
+  }
+  const sim = new SimHandle(JSON.stringify(value), scenario);
+  sim.run_to_end();
+  const figures = JSON.parse(sim.throughputs_json()) as WorkloadThroughput[];
+  sim.free();
+  return figures;
 }
 
 function wasmHash(scenario: string): string {
@@ -46,6 +79,35 @@ describe('determinism across native and WebAssembly', () => {
       expect(nativeHash(scenario)).toBe(first);
     });
   }
+
+  it('stream8-pinned-zen3: the same MB/s per kernel as `run --json`', () => {
+    // Long enough for every kernel's ten passes (about 0.33 s).
+    const overrides = { duration_ms: 400 };
+    const figures = wasmThroughput('stream8-pinned-zen3', overrides);
+    expect(figures).toEqual(nativeThroughput('stream8-pinned-zen3', overrides));
+    const values = figures[0]?.values ?? [];
+    expect(values.map((figure) => figure.unit)).toEqual(['MB/s Copy', 'MB/s Scale', 'MB/s Add', 'MB/s Triad']);
+    expect(values.every((figure) => figure.value > 0)).toBe(true);
+  });
+
+  it('hackbench-7950x: the same time to finish as `run --json`, and the fallback rate before it', () => {
+    // 100 loops instead of 1000 keep the debug CLI quick; it finishes in about 60 ms.
+    const whole = { duration_ms: 1000, 'workloads.0.loops': 100 };
+    const finished = wasmThroughput('hackbench-7950x', whole);
+    expect(finished).toEqual(nativeThroughput('hackbench-7950x', whole));
+    expect(finished[0]?.values).toEqual([{ unit: 's', value: expect.any(Number) as number }]);
+    const cut = { duration_ms: 10, 'workloads.0.loops': 100 };
+    const early = wasmThroughput('hackbench-7950x', cut);
+    expect(early).toEqual(nativeThroughput('hackbench-7950x', cut));
+    expect(early[0]?.values[0]?.unit).toBe('messages/s');
+  });
+
+  it('teaching-small: the same requests/s as `run --json`', () => {
+    const overrides = { duration_ms: 200 };
+    const figures = wasmThroughput('teaching-small', overrides);
+    expect(figures).toEqual(nativeThroughput('teaching-small', overrides));
+    expect(figures[0]?.values[0]?.unit).toBe('requests/s');
+  });
 
   it('stepping one event at a time advances the event count by exactly one', () => {
     const text = readFileSync(`${repo}scenarios/teaching-small.json`, 'utf8');

@@ -6,7 +6,7 @@
 import * as Comlink from 'comlink';
 import init, { SimHandle } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
-import type { Frame, LoadResult, LoadedScenario, Machine, ScenarioProblem, TaskInfo, WorkloadInfo } from './protocol';
+import type { Frame, LoadResult, LoadedScenario, Machine, ScenarioProblem, TaskInfo, WorkloadInfo, WorkloadThroughput } from './protocol';
 import { parseTraceLines } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
@@ -37,6 +37,7 @@ function frameOf(sim: SimHandle): Frame {
     busyNs: sim.frame_busy_ns(),
     latency: sim.latency(),
     counters: sim.counters(),
+    throughput: JSON.parse(sim.throughputs_json()) as WorkloadThroughput[],
     newTrace,
     traceTotal,
   };

@@ -14,7 +14,8 @@ function frame(events: number, finished = false, newTrace: TraceLine[] = []): Fr
     nrRunning: new Uint32Array(2),
     busyNs: new Float64Array(2),
     latency: new Float64Array(10),
-    counters: new Float64Array(14),
+    counters: new Float64Array(13),
+    throughput: [],
     newTrace,
     traceTotal: newTrace.length,
   };

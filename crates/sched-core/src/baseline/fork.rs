@@ -37,6 +37,11 @@ impl Simulator {
         this_cpu: CpuId,
     ) -> (CpuId, Reason) {
         let affinity = self.tasks[task_id.0 as usize].affinity.clone();
+        if affinity.len() == 1 {
+            // `nr_cpus_allowed == 1`: select_task_rq is skipped.
+            let only = affinity.first().expect("affinity is never empty");
+            return (only, Reason::Pinned);
+        }
         let mut cpu = if affinity.contains(this_cpu) {
             this_cpu
         } else {

@@ -18,7 +18,7 @@ use crate::engine::Simulator;
 use crate::kernel::WakeAffineVariant;
 use crate::task::TaskId;
 use crate::topology::CpuId;
-use crate::trace::{Affine, Reason, SisStep};
+use crate::trace::{Affine, Reason};
 
 impl Simulator {
     /// `select_task_rq_fair()` for a wakeup. `waker` is the waking task, if any
@@ -35,18 +35,7 @@ impl Simulator {
         if task.affinity.len() == 1 {
             // A task pinned to one CPU skips select_task_rq (`nr_cpus_allowed == 1`).
             let only = task.affinity.first().expect("affinity is never empty");
-            return (
-                only,
-                Reason::Wakeup {
-                    affine: Affine::NotTried,
-                    step: SisStep::Pinned,
-                    prev: prev.0,
-                    target: only.0,
-                    llc: self.topology.llc_of(only).0,
-                    scanned: 0,
-                    limit: None,
-                },
-            );
+            return (only, Reason::Pinned);
         }
         let llc_size =
             self.topology.llc_cpus[self.topology.llc_of(waker_cpu).0 as usize].len() as u32;

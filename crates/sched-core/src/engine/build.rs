@@ -26,6 +26,7 @@ impl Simulator {
 
         let mut tasks = Vec::new();
         let mut fork_parent = Vec::new();
+        let mut spawn_pools: Vec<VecDeque<TaskId>> = Vec::new();
         let mut groups: Vec<TaskGroup> = Vec::new();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
@@ -41,8 +42,10 @@ impl Simulator {
             let expansion = workload.expand();
             let program_base = programs.len();
             let channel_base = channels.len() as u32;
+            let pool_base = spawn_pools.len() as u32;
+            spawn_pools.extend((0..expansion.pools).map(|_| VecDeque::new()));
             for program in expansion.programs {
-                programs.push(offset_channels(program, channel_base));
+                programs.push(offset_channels(program, channel_base, pool_base));
             }
             channels.extend((0..expansion.channels.next).map(|idx| {
                 Channel {
@@ -97,7 +100,11 @@ impl Simulator {
                     affinity,
                     group: group as u32,
                     program: program_base + plan.program,
-                    start_at: SimTime::from_us(plan.start_us),
+                    // A pool's task is forked by a program, not at a time.
+                    start_at: match plan.pool {
+                        Some(_) => SimTime::MAX,
+                        None => SimTime::from_us(plan.start_us),
+                    },
                     record_latency: plan.record_latency,
                     state: TaskState::Unborn,
                     cpu: CpuId(0),
@@ -129,6 +136,10 @@ impl Simulator {
                     groups[group_base as usize + group]
                         .tasks
                         .push(TaskId(tasks.len() as u32 - 1));
+                }
+                if let Some(pool) = plan.pool {
+                    spawn_pools[(pool_base + pool) as usize]
+                        .push_back(TaskId(tasks.len() as u32 - 1));
                 }
             }
             let labels = expansion.channels.labels.clone();
@@ -188,7 +199,9 @@ impl Simulator {
             }
         }
         for (idx, task) in tasks.iter().enumerate() {
-            queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
+            if task.start_at != SimTime::MAX {
+                queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
+            }
         }
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);
@@ -220,6 +233,7 @@ impl Simulator {
             events: 0,
             last_nohz_balance: SimTime::ZERO,
             fork_parent,
+            spawn_pools,
             llc_avg_scan_cost: vec![0; n_llcs],
             overhead_pending: Vec::new(),
             rq_locks: vec![SpinLock::default(); n_cpus],
@@ -234,7 +248,7 @@ impl Simulator {
     }
 }
 
-fn offset_channels(program: Program, base: u32) -> Program {
+fn offset_channels(program: Program, base: u32, pool_base: u32) -> Program {
     let shift = |channel: ChannelId| ChannelId(channel.0 + base);
     Program {
         instrs: program
@@ -248,6 +262,7 @@ fn offset_channels(program: Program, base: u32) -> Program {
                 }
                 Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
                 Instr::Reset(channel) => Instr::Reset(shift(channel)),
+                Instr::Spawn(pool) => Instr::Spawn(pool + pool_base),
                 other => other,
             })
             .collect(),

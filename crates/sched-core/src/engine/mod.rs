@@ -159,8 +159,11 @@ pub struct Simulator {
     resched_queue: VecDeque<CpuId>,
     events: u64,
     last_nohz_balance: SimTime,
-    /// Per task: the task whose CPU forks it (its thread-group leader).
+    /// Per task: the task whose CPU forks it (its thread-group leader, or the task
+    /// whose program spawned it).
     fork_parent: Vec<Option<TaskId>>,
+    /// Per spawn pool: the unborn tasks a program's `Spawn` forks, in order.
+    pub(crate) spawn_pools: Vec<VecDeque<TaskId>>,
     /// Per LLC: `avg_scan_cost` of `select_idle_cpu`, a running average in ns.
     pub(crate) llc_avg_scan_cost: Vec<u64>,
     /// CPUs with scheduler-path time to settle at the end of the event.
@@ -299,17 +302,6 @@ impl Simulator {
             self.update_curr(cpu);
         }
         self.finished = true;
-    }
-}
-
-impl WorkloadInfo {
-    /// The unit a live rate of completed work is shown in.
-    pub fn rate_unit(&self) -> String {
-        match &self.throughput {
-            ThroughputKind::Rate { unit } => unit.clone(),
-            ThroughputKind::CompletionTime { fallback_unit } => fallback_unit.clone(),
-            ThroughputKind::StreamPhases { .. } => "phases/s".into(),
-        }
     }
 }
 

@@ -126,6 +126,18 @@ impl Simulator {
                     let group = self.tasks[tidx].group as usize;
                     self.metrics.completed[group] += 1;
                 }
+                Instr::Spawn(pool) => {
+                    // fork(): the child is placed from this CPU, at once, as
+                    // `wake_up_new_task()` does in the parent's context. An empty
+                    // pool has nothing left to fork.
+                    if let Some(child) = self.spawn_pools[pool as usize].pop_front() {
+                        debug_assert_eq!(self.tasks[child.0 as usize].state, TaskState::Unborn);
+                        debug_assert_eq!(self.tasks[tidx].cpu, cpu);
+                        self.fork_parent[child.0 as usize] = Some(task_id);
+                        self.tasks[child.0 as usize].start_at = self.now;
+                        self.wake_up_new_task(child);
+                    }
+                }
                 Instr::LoopStart { count, end } => {
                     if count == Some(0) {
                         self.tasks[tidx].pc = end + 1;

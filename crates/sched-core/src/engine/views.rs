@@ -207,6 +207,17 @@ impl Simulator {
                 }
             }
         }
+        for pool in &self.spawn_pools {
+            for unborn in pool {
+                let task = &self.tasks[unborn.0 as usize];
+                if task.state != TaskState::Unborn {
+                    return Err(format!(
+                        "pid {} waits in a spawn pool but is {:?}",
+                        task.pid.0, task.state
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }

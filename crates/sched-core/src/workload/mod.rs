@@ -73,6 +73,10 @@ pub struct TaskPlan {
     pub jitter: bool,
     /// Index of its cgroup in the expansion's `groups`.
     pub cgroup: Option<usize>,
+    /// A spawn pool of the expansion: the task is not forked at `start_us` but
+    /// stays unborn until a program's `Spawn` of this pool forks it (a pool's
+    /// tasks are forked in plan order).
+    pub pool: Option<u32>,
 }
 
 /// A cgroup a workload creates.
@@ -105,6 +109,9 @@ pub struct Expansion {
     pub channels: ChannelNames,
     pub throughput: ThroughputKind,
     pub groups: Vec<GroupPlan>,
+    /// Spawn pools the programs fork from, numbered from 0 (private to it, like
+    /// channel names).
+    pub pools: u32,
 }
 
 impl Expansion {
@@ -115,7 +122,14 @@ impl Expansion {
             channels: ChannelNames::default(),
             throughput,
             groups: Vec::new(),
+            pools: 0,
         }
+    }
+
+    /// A new spawn pool, for tasks that a program forks at run time.
+    fn pool(&mut self) -> u32 {
+        self.pools += 1;
+        self.pools - 1
     }
 
     fn rate(unit: &str) -> Self {
@@ -149,6 +163,7 @@ fn plan(comm: &str, program: usize, leader: usize, footprint_kib: u64) -> TaskPl
         footprint_kib,
         jitter: false,
         cgroup: None,
+        pool: None,
     }
 }
 
