@@ -489,6 +489,10 @@ fn list() {
     println!("  wake_affine.enabled       let a wakeup move the task towards the waker's CPU (default true)");
     println!("  newidle_balance.enabled   pull a waiting task when a CPU goes idle (default true)");
     println!("  periodic_balance.enabled  balance each domain at its interval, and NOHZ idle balance (default true)");
+    println!("  sis_scan.enabled          seed 001: on the 4.6 wakeup path, scan the package for an idle thread (default false)");
+    println!("  sis_scan.gate             ... only when should_scan_idle holds: target runs <= 1 task, task not cache-hot (default true)");
+    println!("  numa_affinity.enabled     5.18 fork: limit the NUMA imbalance allowance to a pinned task's allowed CPUs in the local node (default false)");
+    println!("  numa_affinity.check       how \"pinned to a subset\" is tested: \"ne\" (nr_cpus_allowed != num_online_cpus(), default) or \"lt\"");
     println!();
     println!("Knob presets (knobs.preset): default, hhvm");
     println!();

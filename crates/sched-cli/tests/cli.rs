@@ -112,7 +112,7 @@ fn bad_input_is_explained_not_panicked() {
     assert!(!ok);
     assert!(
         stderr
-            .contains("unknown field `shared_runq` in `policy`; valid fields are: newidle_balance, periodic_balance, wake_affine"),
+            .contains("unknown field `shared_runq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, sis_scan, wake_affine"),
         "{stderr}"
     );
 

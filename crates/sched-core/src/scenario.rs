@@ -67,6 +67,16 @@ pub struct PolicySpec {
     /// Balance each domain at its interval (`rebalance_domains`, NOHZ idle balance).
     #[serde(default)]
     pub periodic_balance: Switch,
+    /// Seed 001: on the 4.6 wakeup path, scan the package for an idle thread when
+    /// no idle core or sibling was found.
+    #[serde(default)]
+    pub sis_scan: crate::policy::sis_scan::SisScanSpec,
+    /// Seed 004: on the 5.18 fork path, limit the NUMA imbalance allowance to the
+    /// CPUs a task pinned to a subset may use in the local node. `enabled` (default
+    /// false); `check`: "ne" (`nr_cpus_allowed != num_online_cpus()`, the patch) or
+    /// "lt" (`<`), which agree while every CPU is online (default "ne").
+    #[serde(default)]
+    pub numa_affinity: crate::policy::numa_affinity::NumaAffinitySpec,
 }
 
 /// The policy switches, resolved.
@@ -75,6 +85,8 @@ pub struct Policy {
     pub wake_affine: bool,
     pub newidle_balance: bool,
     pub periodic_balance: bool,
+    pub sis_scan: crate::policy::sis_scan::SisScanSpec,
+    pub numa_affinity: crate::policy::numa_affinity::NumaAffinitySpec,
 }
 
 impl PolicySpec {
@@ -83,6 +95,8 @@ impl PolicySpec {
             wake_affine: self.wake_affine.enabled,
             newidle_balance: self.newidle_balance.enabled,
             periodic_balance: self.periodic_balance.enabled,
+            sis_scan: self.sis_scan,
+            numa_affinity: self.numa_affinity,
         }
     }
 }

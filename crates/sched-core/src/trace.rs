@@ -62,6 +62,13 @@ pub enum SisStep {
     IdleCpu,
     /// An idle SMT sibling (of the target in 4.6-5.11, of the previous CPU from 5.12).
     IdleSibling,
+    /// Seed 001's package scan after the 4.6 walk: CPUs `first`..=`last` of the LLC
+    /// were looked at in order; `scanned` counts them.
+    PackageScan {
+        first: u32,
+        last: u32,
+        found: bool,
+    },
     /// Nothing idle found (or the scan was not allowed): the target CPU.
     NoneIdle,
     /// The previous CPU is not in the task's affinity mask.
@@ -103,10 +110,13 @@ pub enum Reason {
         level: LevelTag,
         idle: bool,
     },
-    /// Fork stayed in the local group of a NUMA domain: `local + 1 <= imb_numa_nr`.
+    /// Fork stayed in the local group of a NUMA domain: `local + 1 <= allowance`.
+    /// `allowance` is below the domain's `imb_numa_nr` when CPU affinity limited it
+    /// to the allowed CPUs of the local node (seed 004's policy, or 6.0's rule).
     ForkNumaImbalance {
         level: LevelTag,
         local_running: u32,
+        allowance: u32,
         imb_numa_nr: u32,
     },
     /// A CPU pulled a task in load balancing (`newidle` or periodic).
@@ -162,6 +172,8 @@ impl Reason {
                     SisStep::RecentUsed => format!("recently used CPU {cpu} was idle"),
                     SisStep::IdleCore => format!("found an idle core in LLC {llc} after inspecting {scanned} CPUs: CPU {cpu}"),
                     SisStep::IdleSibling => format!("idle SMT sibling CPU {cpu}"),
+                    SisStep::PackageScan { first, last, found: true } => format!("no idle core or sibling; should_scan_idle let the package scan look at {scanned} CPUs of LLC {llc} ({first} to {last}): idle CPU {cpu}"),
+                    SisStep::PackageScan { first, last, found: false } => format!("no idle core or sibling; the package scan looked at {scanned} CPUs of LLC {llc} ({first} to {last}), none idle: pid {pid} queues on CPU {cpu}"),
                     SisStep::IdleCpu => match limit {
                         Some(limit) => format!("bounded scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
                         None => format!("scan of LLC {llc} found idle CPU {cpu} after {scanned}"),
@@ -183,11 +195,19 @@ impl Reason {
             Reason::ForkNumaImbalance {
                 level,
                 local_running,
+                allowance,
                 imb_numa_nr,
-            } => format!(
-                "find_idlest_group at {}: the NUMA rule keeps pid {pid} on the local node ({local_running} running + 1, allowance {imb_numa_nr}); CPU {cpu}",
-                level.name()
-            ),
+            } => {
+                let allowance = if allowance < imb_numa_nr {
+                    format!("allowance {allowance} = allowed CPUs in the local node, below imb_numa_nr {imb_numa_nr}")
+                } else {
+                    format!("allowance {allowance}")
+                };
+                format!(
+                    "find_idlest_group at {}: the NUMA rule keeps pid {pid} on the local node ({local_running} running + 1, {allowance}); CPU {cpu}",
+                    level.name()
+                )
+            }
             Reason::Pull {
                 src,
                 src_nr_running,

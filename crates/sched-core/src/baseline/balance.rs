@@ -535,7 +535,12 @@ impl Simulator {
         if self.topology.core_of(task.cpu) == self.topology.core_of(dest) {
             return false;
         }
-        match task.exec_start {
+        self.ran_within_migration_cost(task_id)
+    }
+
+    /// The time test of `task_hot()` alone: `now - exec_start < migration cost`.
+    pub(crate) fn ran_within_migration_cost(&self, task_id: TaskId) -> bool {
+        match self.tasks[task_id.0 as usize].exec_start {
             Some(ran) => (self.now() - ran).as_ns() < self.knobs.sched_migration_cost_ns,
             None => false,
         }

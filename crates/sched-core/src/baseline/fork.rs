@@ -23,9 +23,9 @@ use crate::trace::Reason;
 pub const NUMA_IMBALANCE_MIN: u32 = 2;
 
 pub(crate) enum IdlestGroup {
-    /// Stay in the local group; with `(local.sum_nr_running, allowance)` when the
-    /// NUMA rule decided.
-    Local(Option<(u32, u32)>),
+    /// Stay in the local group; with `(local.sum_nr_running, allowance,
+    /// sd.imb_numa_nr)` when the NUMA rule decided.
+    Local(Option<(u32, u32, u32)>),
     Other(CpuSet),
 }
 
@@ -63,11 +63,12 @@ impl Simulator {
             inspected += sd.span.len() as u32;
             let (level, weight) = (sd.level, sd.span.len());
             match self.find_idlest_group(sd, task_id, cpu) {
-                IdlestGroup::Local(Some((local_running, allowance))) => {
+                IdlestGroup::Local(Some((local_running, allowance, imb_numa_nr))) => {
                     reason = Reason::ForkNumaImbalance {
                         level: level.tag(),
                         local_running,
-                        imb_numa_nr: allowance,
+                        allowance,
+                        imb_numa_nr,
                     };
                     level_idx = idx.checked_sub(1);
                 }
@@ -185,7 +186,8 @@ impl Simulator {
     }
 
     /// The NUMA case of `find_idlest_group()` when both groups have spare capacity:
-    /// `Some((local running, allowance))` when the version's rule keeps the task local.
+    /// `Some((local running, allowance, imb_numa_nr))` when the version's rule keeps
+    /// the task local (`imb_numa_nr` equals the allowance for the rules before 5.18).
     fn numa_fork_keeps_local(
         &self,
         sd: &SchedDomain,
@@ -193,19 +195,25 @@ impl Simulator {
         this_cpu: CpuId,
         local: &GroupStats,
         idlest: &GroupStats,
-    ) -> Option<(u32, u32)> {
+    ) -> Option<(u32, u32, u32)> {
         let dst_running = local.sum_nr_running + 1;
         match self.features.numa_fork_rule {
             NumaForkRule::None => None,
-            NumaForkRule::LocalIdle => (local.idle_cpus > 0).then_some((local.sum_nr_running, 0)),
+            NumaForkRule::LocalIdle => {
+                (local.idle_cpus > 0).then_some((local.sum_nr_running, 0, 0))
+            }
             NumaForkRule::Quarter => {
                 let quarter = local.weight >> 2;
-                (dst_running < quarter).then_some((local.sum_nr_running, quarter))
+                (dst_running < quarter).then_some((local.sum_nr_running, quarter, quarter))
             }
             NumaForkRule::ImbNumaNr => {
                 // The hook of the CPU-affinity fix (seed 004) may lower the allowance.
                 let allowance = self.numa_imbalance_allowance(sd, task_id, this_cpu);
-                (dst_running <= allowance).then_some((local.sum_nr_running, allowance))
+                (dst_running <= allowance).then_some((
+                    local.sum_nr_running,
+                    allowance,
+                    sd.imb_numa_nr,
+                ))
             }
             NumaForkRule::AffinityAware => {
                 let allowed = &self.tasks[task_id.0 as usize].affinity;
@@ -221,7 +229,7 @@ impl Simulator {
                 let allowance = usable.min(sd.imb_numa_nr);
                 let imbalance = local.idle_cpus.abs_diff(idlest.idle_cpus);
                 let ignored = dst_running <= allowance && imbalance <= NUMA_IMBALANCE_MIN;
-                ignored.then_some((local.sum_nr_running, allowance))
+                ignored.then_some((local.sum_nr_running, allowance, sd.imb_numa_nr))
             }
         }
     }

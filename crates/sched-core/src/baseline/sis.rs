@@ -86,7 +86,13 @@ impl Simulator {
             }
         }
         let mut result = match variant {
-            SisVariant::Groups => self.sis_lower_domain_groups(task_id, target, llc),
+            SisVariant::Groups => {
+                let walk = self.sis_lower_domain_groups(task_id, target, llc);
+                match walk.step {
+                    SisStep::NoneIdle => self.after_lower_domain_walk(task_id, target, walk),
+                    _ => walk,
+                }
+            }
             SisVariant::CoreCpuSmt => self.sis_core_cpu_smt(task_id, target, llc, scanning_cpu),
             SisVariant::SinglePass => {
                 self.sis_single_pass(task_id, prev, target, llc, scanning_cpu)
@@ -173,6 +179,29 @@ impl Simulator {
             }
         }
         result(target, SisStep::NoneIdle, scanned)
+    }
+
+    /// The policy hook after 4.6's walk found nothing: seed 001's package scan.
+    fn after_lower_domain_walk(
+        &self,
+        task_id: TaskId,
+        target: CpuId,
+        walk: SisResult,
+    ) -> SisResult {
+        let Some(scan) = self.sis_package_scan(task_id, target) else {
+            return walk;
+        };
+        SisResult {
+            cpu: scan.found.unwrap_or(target),
+            step: SisStep::PackageScan {
+                first: scan.first,
+                last: scan.last,
+                found: scan.found.is_some(),
+            },
+            llc: walk.llc,
+            scanned: walk.scanned + scan.inspected,
+            limit: None,
+        }
     }
 
     /// 4.9-5.11: `select_idle_core()`, `select_idle_cpu()`, `select_idle_smt()`.
