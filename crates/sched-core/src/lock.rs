@@ -102,34 +102,6 @@ impl SpinLock {
     }
 }
 
-#[cfg(test)]
-mod self_contention {
-    use super::*;
-    use crate::topology::TopologySpec;
-
-    #[test]
-    fn a_cpu_taking_its_own_lock_twice_in_one_instant_does_not_contend() {
-        let topology = Topology::build(
-            TopologySpec {
-                preset: Some("teaching-small".into()),
-                ..Default::default()
-            }
-            .resolve()
-            .unwrap(),
-        );
-        let mut lock = SpinLock::default();
-        let mut stat = LockStat::new("&rq->__lock");
-        lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
-        let again = lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
-        assert_eq!(again, 100, "no spin on a lock this CPU itself just held");
-        assert_eq!(stat.contentions, 0);
-        // Another CPU arriving while it is held does contend, and bounces the line.
-        lock.acquire(SimTime(0), CpuId(3), 100, &topology, &mut stat);
-        assert_eq!(stat.contentions, 1);
-        assert_eq!(stat.con_bounces, 1);
-    }
-}
-
 /// `/proc/lock_stat` in the kernel's layout (times in microseconds).
 pub fn format_lock_stat(rows: &[LockStat]) -> String {
     let us = |ns: u64| format!("{:.2}", ns as f64 / 1000.0);
@@ -182,16 +154,20 @@ mod tests {
     use super::*;
     use crate::topology::TopologySpec;
 
-    #[test]
-    fn contention_and_bounces_are_counted() {
-        let topology = Topology::build(
+    fn teaching_small() -> Topology {
+        Topology::build(
             TopologySpec {
                 preset: Some("teaching-small".into()),
                 ..Default::default()
             }
             .resolve()
             .unwrap(),
-        );
+        )
+    }
+
+    #[test]
+    fn contention_and_bounces_are_counted() {
+        let topology = teaching_small();
         let mut lock = SpinLock::default();
         let mut stat = LockStat::new("&rq->__lock");
         let first = lock.acquire(SimTime(0), CpuId(0), 100, &topology, &mut stat);
@@ -205,5 +181,20 @@ mod tests {
         assert_eq!(stat.acq_bounces, 1);
         assert_eq!(stat.waittime_max_ns, 50);
         assert!(format_lock_stat(&[stat]).contains("&rq->__lock:"));
+    }
+
+    #[test]
+    fn a_cpu_taking_its_own_lock_twice_in_one_instant_does_not_contend() {
+        let topology = teaching_small();
+        let mut lock = SpinLock::default();
+        let mut stat = LockStat::new("&rq->__lock");
+        lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
+        let again = lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
+        assert_eq!(again, 100, "no spin on a lock this CPU itself just held");
+        assert_eq!(stat.contentions, 0);
+        // Another CPU arriving while it is held does contend, and bounces the line.
+        lock.acquire(SimTime(0), CpuId(3), 100, &topology, &mut stat);
+        assert_eq!(stat.contentions, 1);
+        assert_eq!(stat.con_bounces, 1);
     }
 }

@@ -2,18 +2,8 @@
 
 mod common;
 
-use common::{preset, run, scenario, schbench};
+use common::{median, preset, run, scenario, schbench};
 use sched_core::workload::{StreamSpec, WorkloadSpec};
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let mid = values.len() / 2;
-    if values.len() % 2 == 0 {
-        (values[mid - 1] + values[mid]) / 2.0
-    } else {
-        values[mid]
-    }
-}
 
 /// Median over seeds 1..=5 of schbench's p99 wakeup latency on the seed-001 machine.
 fn schbench_p99(kernel: &str, workers: u32) -> f64 {

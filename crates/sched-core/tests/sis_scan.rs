@@ -3,18 +3,8 @@
 
 mod common;
 
-use common::{netperf, preset, run, scenario, schbench};
+use common::{median, netperf, preset, run, scenario, schbench};
 use sched_core::Scenario;
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let mid = values.len() / 2;
-    if values.len() % 2 == 0 {
-        (values[mid - 1] + values[mid]) / 2.0
-    } else {
-        values[mid]
-    }
-}
 
 fn on_4_6(mut scenario: Scenario, scan: bool, gate: bool) -> Scenario {
     scenario.kernel = Some("4.6".into());

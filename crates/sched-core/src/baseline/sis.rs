@@ -159,11 +159,10 @@ impl Simulator {
                     return result(first, SisStep::IdleCore, scanned);
                 }
             }
-            for sibling in self.topology.siblings(target) {
-                scanned += 1;
-                if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
-                    return result(sibling, SisStep::IdleSibling, scanned);
-                }
+            let (sibling, inspected) = self.select_idle_smt(task_id, target);
+            scanned += inspected;
+            if let Some(cpu) = sibling {
+                return result(cpu, SisStep::IdleSibling, scanned);
             }
         } else {
             // Without SMT the LLC's groups are single CPUs: any idle one.
@@ -237,22 +236,15 @@ impl Simulator {
                 limit,
             };
         }
-        let affinity = &self.tasks[task_id.0 as usize].affinity;
-        for sibling in self.topology.siblings(target) {
-            scanned += 1;
-            if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
-                return SisResult {
-                    cpu: sibling,
-                    step: SisStep::IdleSibling,
-                    llc,
-                    scanned,
-                    limit,
-                };
-            }
-        }
+        let (sibling, inspected) = self.select_idle_smt(task_id, target);
+        scanned += inspected;
         SisResult {
-            cpu: target,
-            step: SisStep::NoneIdle,
+            cpu: sibling.unwrap_or(target),
+            step: if sibling.is_some() {
+                SisStep::IdleSibling
+            } else {
+                SisStep::NoneIdle
+            },
             llc,
             scanned,
             limit,
@@ -289,18 +281,16 @@ impl Simulator {
         }
         if smt && self.topology.llc_of(prev).0 == llc {
             // select_idle_smt(prev): the previous CPU's core is cache-warm.
-            let affinity = &self.tasks[task_id.0 as usize].affinity;
-            for sibling in self.topology.siblings(prev) {
-                scanned += 1;
-                if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
-                    return SisResult {
-                        cpu: sibling,
-                        step: SisStep::IdleSibling,
-                        llc,
-                        scanned,
-                        limit: None,
-                    };
-                }
+            let (sibling, inspected) = self.select_idle_smt(task_id, prev);
+            scanned += inspected;
+            if let Some(cpu) = sibling {
+                return SisResult {
+                    cpu,
+                    step: SisStep::IdleSibling,
+                    llc,
+                    scanned,
+                    limit: None,
+                };
             }
         }
         let (found, inspected, limit) = self.select_idle_cpu(task_id, target, llc, scanning_cpu);
@@ -316,6 +306,20 @@ impl Simulator {
             scanned,
             limit,
         }
+    }
+
+    /// `select_idle_smt()`: an idle SMT sibling of `cpu` the task may use, and how
+    /// many siblings were inspected.
+    fn select_idle_smt(&self, task_id: TaskId, cpu: CpuId) -> (Option<CpuId>, u32) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let mut inspected = 0u32;
+        for sibling in self.topology.siblings(cpu) {
+            inspected += 1;
+            if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                return (Some(sibling), inspected);
+            }
+        }
+        (None, inspected)
     }
 
     /// `select_idle_core()` over the LLC, wrapping from after the target: the first

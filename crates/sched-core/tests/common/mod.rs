@@ -217,3 +217,14 @@ pub fn run_sim(scenario: &Scenario) -> Simulator {
 pub fn run(scenario: &Scenario) -> sched_core::metrics::RunSummary {
     run_sim(scenario).summary("test")
 }
+
+/// The median of a few figures (the mean of the middle two for an even count).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let mid = values.len() / 2;
+    if values.len() % 2 == 0 {
+        (values[mid - 1] + values[mid]) / 2.0
+    } else {
+        values[mid]
+    }
+}
