@@ -12,6 +12,20 @@ use crate::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
 
 /// `count` CPU hogs on the 8-CPU teaching machine, without background threads.
 fn hogs_on_teaching_small(count: u32) -> Simulator {
+    Simulator::new(&teaching_small_with(count, 1_000_000.0, None)).expect("a valid scenario")
+}
+
+/// `count` tasks that run `run_us` then sleep `sleep_us` (if any), forever.
+fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenario {
+    let mut body = vec![Op::Run {
+        duration: Dist::Fixed { us: run_us },
+        memory_bound: false,
+    }];
+    if let Some(us) = sleep_us {
+        body.push(Op::Sleep {
+            duration: Dist::Fixed { us },
+        });
+    }
     let scenario = Scenario {
         schema: None,
         title: "unit".into(),
@@ -34,13 +48,7 @@ fn hogs_on_teaching_small(count: u32) -> Simulator {
                 start_us: 0,
                 record_latency: false,
                 footprint_kib: 0,
-                program: vec![Op::Loop {
-                    count: None,
-                    body: vec![Op::Run {
-                        duration: Dist::Fixed { us: 1_000_000.0 },
-                        memory_bound: false,
-                    }],
-                }],
+                program: vec![Op::Loop { count: None, body }],
             }],
         })],
         policy: Default::default(),
@@ -51,7 +59,7 @@ fn hogs_on_teaching_small(count: u32) -> Simulator {
             ..Default::default()
         },
     };
-    Simulator::new(&scenario).expect("a valid scenario")
+    scenario
 }
 
 #[test]
@@ -124,18 +132,51 @@ fn the_sis_util_scan_inspects_exactly_its_limit_of_allowed_cpus() {
 
 #[test]
 fn newidle_failures_do_not_count_towards_nr_balance_failed() {
+    // Nine hogs on eight CPUs: one CPU runs two. A CPU of another core in the same
+    // LLC balances the MC level while the waiting hog is cache-hot, so nothing moves.
     let mut sim = hogs_on_teaching_small(9);
-    sim.run_until(SimTime::from_ms(50));
-    // Some CPU runs two hogs; the others one each: nothing to pull for a busy CPU,
-    // and only periodic attempts may raise the failure count.
-    for cpu in 0..8 {
-        for level in 0..sim.cpus[cpu].balance_failed.len() {
-            sim.cpus[cpu].balance_failed[level] = 0;
-        }
+    // Long enough for PELT to see the cores as busy.
+    sim.run_until(SimTime::from_ms(400));
+    let src = (0..8)
+        .map(CpuId)
+        .find(|cpu| sim.rqs[cpu.0 as usize].nr_running == 2)
+        .expect("one CPU runs two hogs");
+    let this_cpu = sim.topology.llc_cpus[sim.topology.llc_of(src).0 as usize]
+        .iter()
+        .find(|cpu| sim.topology.core_of(*cpu) != sim.topology.core_of(src))
+        .expect("the LLC has another core");
+    let (_, waiting) = sim.rqs[src.0 as usize].leftmost().expect("a hog waits");
+    let mc = 1;
+    let now = sim.now();
+    sim.tasks[waiting.0 as usize].exec_start = Some(now);
+    sim.cpus[this_cpu.0 as usize].balance_failed[mc] = 0;
+    assert!(!sim.load_balance_for_test(this_cpu, mc, true));
+    assert_eq!(
+        sim.cpus[this_cpu.0 as usize].balance_failed[mc], 0,
+        "newidle"
+    );
+    // The same attempt from the tick does count.
+    assert!(!sim.load_balance_for_test(this_cpu, mc, false));
+    assert_eq!(
+        sim.cpus[this_cpu.0 as usize].balance_failed[mc], 1,
+        "periodic"
+    );
+}
+
+#[test]
+fn avg_idle_is_capped_at_twice_the_costliest_idle_balance() {
+    // HHVM's migration cost of 0: the cap is twice the newidle balance cost seen,
+    // not a fixed millisecond.
+    let mut scenario = teaching_small_with(1, 100.0, Some(50_000.0));
+    scenario.knobs.sched_migration_cost_ns = Some(0);
+    let mut sim = Simulator::new(&scenario).expect("a valid scenario");
+    sim.run_until(SimTime::from_ms(1_000));
+    for state in &sim.cpus {
+        let max_cost = state.max_newidle_lb_cost.iter().copied().max().unwrap_or(0);
+        assert!(
+            state.avg_idle_ns <= 2 * max_cost,
+            "avg_idle {} above 2 x {max_cost}",
+            state.avg_idle_ns
+        );
     }
-    let cpu = CpuId(0);
-    for _ in 0..5 {
-        sim.load_balance_for_test(cpu, 0, true);
-    }
-    assert!(sim.cpus[0].balance_failed.iter().all(|count| *count == 0));
 }
