@@ -26,7 +26,7 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
             duration: Dist::Fixed { us },
         });
     }
-    let scenario = Scenario {
+    Scenario {
         schema: None,
         title: "unit".into(),
         description: String::new(),
@@ -58,8 +58,7 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
             enabled: false,
             ..Default::default()
         },
-    };
-    scenario
+    }
 }
 
 #[test]
