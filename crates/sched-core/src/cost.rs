@@ -25,10 +25,7 @@ pub const DEFAULT_REFILL_CROSS_LLC_NS_PER_MIB: u64 = 60_000;
 pub const DEFAULT_REFILL_CROSS_NUMA_NS_PER_MIB: u64 = 120_000;
 pub const DEFAULT_SCAN_PER_CPU_NS: u64 = 25;
 pub const DEFAULT_BALANCE_ATTEMPT_NS: u64 = 400;
-/// Memory bandwidth an LLC (a CCX) can draw, in GB/s.
-pub const DEFAULT_MEMORY_LLC_GBPS: u32 = 40;
-/// Memory bandwidth a NUMA node's channels deliver, in GB/s.
-pub const DEFAULT_MEMORY_NODE_GBPS: u32 = 120;
+// Memory bandwidth figures are per machine preset: `topology::memory_figures`.
 /// Runqueue lock hold time per acquisition, before any cache-line bounce.
 pub const DEFAULT_RQ_LOCK_HOLD_NS: u64 = 150;
 /// Extra hold time when the lock's cache line comes from another CPU of the LLC,
@@ -73,11 +70,18 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 1000000))]
     pub balance_attempt_ns: Option<u64>,
-    /// Memory bandwidth one LLC can draw, in GB/s (default 40).
+    /// Memory bandwidth one core can pull alone, in GB/s (default: the machine
+    /// preset's figure, 12 for a hand-written machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub memory_core_gbps: Option<u32>,
+    /// Memory bandwidth one LLC can draw, in GB/s (default: the preset's, 40 for a
+    /// hand-written machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 10000))]
     pub memory_llc_gbps: Option<u32>,
-    /// Memory bandwidth of one NUMA node, in GB/s (default 120).
+    /// Memory bandwidth of one NUMA node, in GB/s (default: the preset's, 120 for a
+    /// hand-written machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 10000))]
     pub memory_node_gbps: Option<u32>,
@@ -102,6 +106,7 @@ pub struct Costs {
     pub refill_cross_numa_ns_per_mib: u64,
     pub scan_per_cpu_ns: u64,
     pub balance_attempt_ns: u64,
+    pub memory_core_gbps: u32,
     pub memory_llc_gbps: u32,
     pub memory_node_gbps: u32,
     pub rq_lock_hold_ns: u64,
@@ -111,8 +116,8 @@ pub struct Costs {
 }
 
 impl CostsSpec {
-    /// Resolves against the machine's nominal frequency.
-    pub fn resolve(&self, nominal_mhz: u32) -> Costs {
+    /// Resolves against the machine's nominal frequency and memory figures.
+    pub fn resolve(&self, nominal_mhz: u32, memory: crate::topology::MemoryFigures) -> Costs {
         let frequency_mhz = self.frequency_mhz.unwrap_or(nominal_mhz);
         Costs {
             frequency_mhz,
@@ -135,8 +140,9 @@ impl CostsSpec {
             balance_attempt_ns: self
                 .balance_attempt_ns
                 .unwrap_or(DEFAULT_BALANCE_ATTEMPT_NS),
-            memory_llc_gbps: self.memory_llc_gbps.unwrap_or(DEFAULT_MEMORY_LLC_GBPS),
-            memory_node_gbps: self.memory_node_gbps.unwrap_or(DEFAULT_MEMORY_NODE_GBPS),
+            memory_core_gbps: self.memory_core_gbps.unwrap_or(memory.core_gbps),
+            memory_llc_gbps: self.memory_llc_gbps.unwrap_or(memory.llc_gbps),
+            memory_node_gbps: self.memory_node_gbps.unwrap_or(memory.node_gbps),
             rq_lock_hold_ns: self.rq_lock_hold_ns.unwrap_or(DEFAULT_RQ_LOCK_HOLD_NS),
         }
     }
@@ -197,7 +203,7 @@ mod tests {
 
     #[test]
     fn refill_grows_with_distance() {
-        let costs = CostsSpec::default().resolve(2000);
+        let costs = CostsSpec::default().resolve(2000, crate::topology::memory_figures("custom"));
         let llc = costs.refill_ns(1024, MigrationDistance::Llc);
         let cross = costs.refill_ns(1024, MigrationDistance::CrossLlc);
         let numa = costs.refill_ns(1024, MigrationDistance::CrossNuma);

@@ -205,6 +205,54 @@ pub fn nominal_mhz(name: &str) -> u32 {
     }
 }
 
+/// A machine's memory bandwidth, in GB/s, as far as memory-bound runs see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryFigures {
+    /// What one core can pull on its own: its outstanding cache misses over the
+    /// memory latency (Little's law), whatever the channels could give.
+    pub core_gbps: u32,
+    /// What one LLC can draw: on AMD a CCX's Infinity Fabric link to the I/O die; on
+    /// a one-LLC-per-socket machine the node's figure.
+    pub llc_gbps: u32,
+    /// What one NUMA node's memory channels sustain under STREAM: about 60 % of the
+    /// channels' peak (channels x transfer rate x 8 bytes).
+    pub node_gbps: u32,
+}
+
+/// Memory bandwidth of each preset (illustrative; see docs/MODEL-STATUS.md):
+/// - Zen3 (`zen3-2s64c`, `milan-72`): 8 channels of DDR4-3200 per socket, 204.8 GB/s
+///   peak, so about 120 sustained; a CCX's link reads 32 bytes per fabric clock at
+///   1.6 GHz, 51 GB/s; a core keeps about 64 misses in flight at about 160 ns, 25 GB/s.
+/// - Zen4 (`zen4-2s128c`): 12 channels of DDR5-4800, 460.8 GB/s peak, about 280
+///   sustained; a CCX link about 64 GB/s at a 2 GHz fabric clock; a core about 30.
+/// - `ryzen-7950x`: 2 channels of DDR5-5200, 83.2 GB/s peak, about 55 sustained; CCX
+///   link 64 GB/s; a core about 30.
+/// - IceLake-SP (`icelake-2s32c`): 8 channels of DDR4-3200 per socket, about 130
+///   sustained; one LLC per socket; a core about 15.
+/// - Skylake-SP (`skylake-18c`): 6 channels of DDR4-2666, 128 GB/s peak, about 80.
+/// - The 2016 Xeon (`xeon-2s10c`): 4 channels of DDR4-2133 per socket, 68 GB/s peak,
+///   about 45; a core about 10.
+/// - POWER9 (`power9-smt4`): 8 channels of DDR4-2666, 170 GB/s peak, about 110; an L3
+///   region of a core pair about 50; a core about 15.
+/// - The teaching machines and hand-written ones: 12 / 40 / 120.
+pub fn memory_figures(name: &str) -> MemoryFigures {
+    let (core_gbps, llc_gbps, node_gbps) = match name {
+        "zen3-2s64c" | "milan-72" => (25, 51, 120),
+        "zen4-2s128c" => (30, 64, 280),
+        "ryzen-7950x" => (30, 64, 55),
+        "icelake-2s32c" => (15, 130, 130),
+        "skylake-18c" => (13, 80, 80),
+        "xeon-2s10c" => (10, 45, 45),
+        "power9-smt4" => (15, 50, 110),
+        _ => (12, 40, 120),
+    };
+    MemoryFigures {
+        core_gbps,
+        llc_gbps,
+        node_gbps,
+    }
+}
+
 pub fn find_preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|preset| preset.name == name)
 }

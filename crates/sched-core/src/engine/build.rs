@@ -158,9 +158,10 @@ impl Simulator {
             });
         }
 
-        let costs = scenario
-            .costs
-            .resolve(crate::topology::nominal_mhz(&topology.shape.name));
+        let costs = scenario.costs.resolve(
+            crate::topology::nominal_mhz(&topology.shape.name),
+            crate::topology::memory_figures(&topology.shape.name),
+        );
         let n_llcs = topology.llc_cpus.len();
         let llc_idle_initial: Vec<u32> = topology
             .llc_cpus

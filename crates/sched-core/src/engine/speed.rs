@@ -88,7 +88,10 @@ impl Simulator {
                 / 1000;
         }
         if self.cpus[cpu.0 as usize].memory_bound {
-            let demand_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;
+            // The run pulls what the core can, unless its LLC's link or its node's
+            // channels, shared with the other memory-bound runs there, give less.
+            // Its work was sized at STREAM_THREAD_BYTES_PER_US, so speed scales by
+            // the rate it gets against that.
             let info = self.topology.info(cpu);
             let count = |set: &crate::cpuset::CpuSet| {
                 set.iter()
@@ -97,11 +100,14 @@ impl Simulator {
                     .max(1) as f64
             };
             let llc_share = self.costs.memory_llc_gbps as f64
-                / (count(&self.topology.llc_cpus[info.llc.0 as usize]) * demand_gbps);
+                / count(&self.topology.llc_cpus[info.llc.0 as usize]);
             let node_share = self.costs.memory_node_gbps as f64
-                / (count(&self.topology.node_cpus[info.node.0 as usize]) * demand_gbps);
-            let share = llc_share.min(node_share).min(1.0);
-            speed = (speed as f64 * share) as u64;
+                / count(&self.topology.node_cpus[info.node.0 as usize]);
+            let rate_gbps = (self.costs.memory_core_gbps as f64)
+                .min(llc_share)
+                .min(node_share);
+            let sized_at_gbps = STREAM_THREAD_BYTES_PER_US / 1000.0;
+            speed = (speed as f64 * rate_gbps / sized_at_gbps) as u64;
         }
         speed.max(1) as u32
     }

@@ -35,7 +35,9 @@ fn ten() -> u32 {
 /// Add and Triad three.
 const STREAM_KERNELS: [(&str, u64); 4] = [("Copy", 16), ("Scale", 16), ("Add", 24), ("Triad", 24)];
 
-/// Memory bandwidth one thread can draw alone, in bytes per microsecond (12 GB/s).
+/// The bandwidth a STREAM run's work is sized at, in bytes per microsecond (12 GB/s):
+/// a run takes its bytes over this at speed 1000; the speed model scales it by the
+/// rate the machine gives (`engine::speed`, `topology::memory_figures`).
 pub const STREAM_THREAD_BYTES_PER_US: f64 = 12_000.0;
 
 impl StreamSpec {
