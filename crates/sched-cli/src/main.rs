@@ -1,5 +1,7 @@
 //! `schedlab`: run, validate and list scenarios natively (batch runs, CI, benchmarks).
 
+mod explain;
+mod replay;
 mod summary;
 mod sweep;
 
@@ -81,6 +83,13 @@ enum Command {
     /// Run a scenario over a grid of settings and seeds, in parallel, and report
     /// each point's median (min..max) over seeds.
     Sweep(sweep::SweepArgs),
+    /// Explain one wakeup or fork: which CPUs and groups the kernel's paths compared,
+    /// with their numbers, and why the chosen CPU won. N is the 0-based index of the
+    /// trace record: the line number among the event lines of `run --trace-out`
+    /// (same --seed and --set), header lines (`#`) excluded.
+    Explain(explain::ExplainArgs),
+    /// Read a real scheduler trace (ftrace text, trace-cmd report, perf script, systrace; `.gz` or `-` for stdin) and report wakeup latency, migrations and utilisation.
+    Replay(replay::ReplayArgs),
     /// List machine presets, shipped scenarios and policy switches.
     List,
     /// Print the scenario JSON Schema.
@@ -118,6 +127,8 @@ fn main() -> ExitCode {
             repeat,
         } => bench(&scenario, &set, repeat),
         Command::Sweep(args) => sweep::sweep(&args),
+        Command::Explain(args) => explain::explain(&args),
+        Command::Replay(args) => replay::replay(&args),
         Command::List => {
             list();
             Ok(())

@@ -40,6 +40,25 @@ impl CpuSet {
         self.words[idx / 64] |= 1u64 << (idx % 64);
     }
 
+    pub fn remove(&mut self, cpu: CpuId) {
+        let idx = cpu.0 as usize;
+        if let Some(word) = self.words.get_mut(idx / 64) {
+            *word &= !(1u64 << (idx % 64));
+        }
+    }
+
+    /// The CPUs in both sets.
+    pub fn and(&self, other: &CpuSet) -> CpuSet {
+        CpuSet {
+            words: self
+                .words
+                .iter()
+                .zip(&other.words)
+                .map(|(left, right)| left & right)
+                .collect(),
+        }
+    }
+
     pub fn contains(&self, cpu: CpuId) -> bool {
         let idx = cpu.0 as usize;
         self.words

@@ -86,6 +86,39 @@ impl Domains {
         Domains { per_cpu }
     }
 
+    /// The domains with only the online CPUs, as `partition_sched_domains()`
+    /// rebuilds them after a CPU goes offline or comes back: spans and groups lose
+    /// the offline CPUs, empty groups go, and a level no wider than its child is
+    /// dropped. An offline CPU has no domains. `imb_numa_nr` keeps its value from
+    /// the whole machine (a simplification).
+    pub fn build_online(topology: &Topology, online: &CpuSet) -> Domains {
+        let per_cpu = (0..topology.n_cpus())
+            .map(|cpu_idx| {
+                let cpu = CpuId(cpu_idx as u32);
+                if !online.contains(cpu) {
+                    return Vec::new();
+                }
+                let mut kept: Vec<SchedDomain> = Vec::new();
+                for mut domain in build_for_cpu(topology, cpu) {
+                    domain.span = domain.span.and(online);
+                    domain.groups = domain
+                        .groups
+                        .iter()
+                        .map(|group| group.and(online))
+                        .filter(|group| !group.is_empty())
+                        .collect();
+                    let child_len = kept.last().map_or(1, |child| child.span.len());
+                    if domain.span.len() <= child_len || domain.groups.len() < 2 {
+                        continue;
+                    }
+                    kept.push(domain);
+                }
+                kept
+            })
+            .collect();
+        Domains { per_cpu }
+    }
+
     pub fn of(&self, cpu: CpuId) -> &[SchedDomain] {
         &self.per_cpu[cpu.0 as usize]
     }

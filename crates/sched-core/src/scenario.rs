@@ -52,6 +52,22 @@ pub struct Scenario {
     /// The machine's per-CPU kernel threads (kworkers), on by default.
     #[serde(default)]
     pub background: BackgroundSpec,
+    /// CPU hotplug: CPUs taken offline or brought back at given times.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hotplug: Vec<HotplugSpec>,
+}
+
+/// One CPU hotplug event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HotplugSpec {
+    /// When, in milliseconds from the start.
+    #[schemars(range(min = 0.0))]
+    pub at_ms: f64,
+    /// Which CPU.
+    pub cpu: u32,
+    /// `false` takes the CPU offline (its tasks move away), `true` brings it back.
+    pub online: bool,
 }
 
 /// Switches for the scheduler's paths.
@@ -139,6 +155,56 @@ impl std::fmt::Display for ScenarioError {
 pub const MAX_TASKS: usize = 20_000;
 
 impl Scenario {
+    /// Hotplug events in the order they happen (by time, then as written).
+    pub fn hotplug_in_order(&self) -> Vec<(usize, &HotplugSpec)> {
+        let mut events: Vec<(usize, &HotplugSpec)> = self.hotplug.iter().enumerate().collect();
+        events.sort_by(|(left_idx, left), (right_idx, right)| {
+            left.at_ms
+                .partial_cmp(&right.at_ms)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(left_idx.cmp(right_idx))
+        });
+        events
+    }
+
+    fn check_hotplug(&self, n_cpus: usize) -> Vec<ScenarioError> {
+        let mut errors = Vec::new();
+        let mut online = vec![true; n_cpus];
+        for (idx, event) in self.hotplug_in_order() {
+            let path = format!("hotplug.{idx}");
+            if !(event.at_ms.is_finite() && event.at_ms >= 0.0) {
+                errors.push(ScenarioError {
+                    path: format!("{path}.at_ms"),
+                    message: format!("must be a time in milliseconds, got {}", event.at_ms),
+                });
+                continue;
+            }
+            let Some(state) = online.get_mut(event.cpu as usize) else {
+                errors.push(ScenarioError {
+                    path: format!("{path}.cpu"),
+                    message: format!(
+                        "CPU {} does not exist: the machine has CPUs 0-{}",
+                        event.cpu,
+                        n_cpus - 1
+                    ),
+                });
+                continue;
+            };
+            *state = event.online;
+            if online.iter().all(|up| !up) {
+                errors.push(ScenarioError {
+                    path: format!("{path}.cpu"),
+                    message: format!(
+                        "taking CPU {} offline at {} ms would leave no CPU online",
+                        event.cpu, event.at_ms
+                    ),
+                });
+                online[event.cpu as usize] = true;
+            }
+        }
+        errors
+    }
+
     /// The kernel version the scenario names (the default when it names none).
     pub fn kernel_version(&self) -> Result<KernelVersion, String> {
         KernelVersion::parse(self.kernel.as_deref().unwrap_or(DEFAULT_KERNEL))
@@ -168,6 +234,9 @@ impl Scenario {
                 path: format!("background.{path}"),
                 message,
             });
+        }
+        if let Some(topology) = &topology {
+            errors.extend(self.check_hotplug(topology.n_cpus()));
         }
         if self.duration_ms == 0 {
             errors.push(ScenarioError {

@@ -20,6 +20,9 @@ pub enum TraceKind {
     CfsThrottle = 6,
     /// The model's own: a cgroup's quota was refilled and its tasks run again.
     CfsUnthrottle = 7,
+    /// The model's own: a CPU went offline (`arg0` 0) or came online (1); `arg1`
+    /// counts the tasks moved away.
+    CpuHotplug = 8,
 }
 
 impl TraceKind {
@@ -33,6 +36,7 @@ impl TraceKind {
             TraceKind::SchedProcessExit => "sched_process_exit",
             TraceKind::CfsThrottle => "schedlab_cfs_throttle",
             TraceKind::CfsUnthrottle => "schedlab_cfs_unthrottle",
+            TraceKind::CpuHotplug => "schedlab_cpu_hotplug",
         }
     }
 }
@@ -126,6 +130,13 @@ pub enum Reason {
         level: LevelTag,
         newidle: bool,
     },
+    /// `select_fallback_rq()`: the CPU the task was on (or chosen for it) is offline;
+    /// with `broke_affinity` none of its allowed CPUs was online, so its mask became
+    /// every online CPU.
+    Fallback {
+        from: u32,
+        broke_affinity: bool,
+    },
     /// Wakeup or fork of a task allowed on one CPU only: `select_task_rq` is skipped
     /// (`nr_cpus_allowed == 1`).
     Pinned,
@@ -217,6 +228,10 @@ impl Reason {
                 "CPU {cpu} {} pulled pid {pid} from CPU {src} ({src_nr_running} runnable) at the {} level",
                 if newidle { "went idle and in newidle_balance" } else { "in periodic load_balance" },
                 level.name()
+            ),
+            Reason::Fallback { from, broke_affinity } => format!(
+                "CPU {from} is offline: select_fallback_rq moved pid {pid} to CPU {cpu}{}",
+                if broke_affinity { " (no allowed CPU was online: it may now run anywhere)" } else { "" }
             ),
             Reason::Pinned => format!("pid {pid} may run only on CPU {cpu}: no choice to make"),
             Reason::SliceExpired { ran_us, slice_us } => {
@@ -416,6 +431,16 @@ impl Trace {
             TraceKind::CfsThrottle | TraceKind::CfsUnthrottle => format!(
                 "cgroup={} tasks={}",
                 names.cgroup_name(record.arg0),
+                record.arg1
+            ),
+            TraceKind::CpuHotplug => format!(
+                "cpu={} state={} tasks_moved={}",
+                record.cpu,
+                if record.arg0 == 1 {
+                    "online"
+                } else {
+                    "offline"
+                },
                 record.arg1
             ),
         }

@@ -45,9 +45,20 @@ proptest! {
         workloads in prop::collection::vec(workload_strategy(), 1..3),
         seed in any::<u64>(),
         newidle in any::<bool>(),
+        hotplug in prop::collection::vec((0.0f64..40.0, 0u32..8, any::<bool>()), 0..6),
     ) {
         let mut scenario = scenario(preset(PRESETS[preset_idx]), workloads, 40, seed);
         scenario.policy.newidle_balance.enabled = newidle;
+        // CPUs going offline and coming back at random times (never all at once:
+        // CPU 0 stays, as the boot CPU does).
+        scenario.hotplug = hotplug
+            .into_iter()
+            .map(|(at_ms, cpu, online)| sched_core::scenario::HotplugSpec {
+                at_ms,
+                cpu: 1 + cpu % 7,
+                online,
+            })
+            .collect();
         let mut sim = Simulator::new(&scenario).unwrap();
         let mut last_time = sim.now();
         let mut steps = 0u64;

@@ -5,7 +5,8 @@
 //! crosses as typed arrays (`Uint32Array`, `Float64Array`); JSON is used only for
 //! one-off descriptions (machine layout, task list, run summary), for scenario
 //! errors, and for the small per-workload throughput list (a few `{unit, value}`
-//! pairs, the very figures the CLI's `run --json` prints).
+//! pairs, the very figures the CLI's `run --json` prints). `explain` re-runs the
+//! loaded scenario on demand to explain one decision; it is never called per frame.
 
 use sched_core::metrics::WorkloadThroughput;
 use sched_core::trace::TaskNames;
@@ -41,6 +42,8 @@ pub fn check_scenario(text: &str) -> String {
 #[wasm_bindgen]
 pub struct SimHandle {
     sim: Simulator,
+    /// The scenario the simulator was built from: `explain` re-runs it.
+    scenario: sched_core::Scenario,
     name: String,
     running_pid: Vec<u32>,
     nr_running: Vec<u32>,
@@ -58,6 +61,7 @@ impl SimHandle {
         let n_cpus = sim.topology.n_cpus();
         Ok(SimHandle {
             sim,
+            scenario,
             name: name.to_string(),
             running_pid: vec![0; n_cpus],
             nr_running: vec![0; n_cpus],
@@ -183,13 +187,17 @@ impl SimHandle {
         .to_string()
     }
 
-    /// The task list (one-off): pid, comm and workload group.
+    /// The task list (one-off): pid, comm, workload group and the CPUs the task
+    /// may run on when it starts (`cpus`, a list of CPU numbers).
     pub fn tasks_json(&self) -> String {
         let tasks: Vec<_> = self
             .sim
             .tasks
             .iter()
-            .map(|task| json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group }))
+            .map(|task| {
+                let cpus: Vec<u32> = task.affinity.iter().map(|cpu| cpu.0).collect();
+                json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group, "cpus": cpus })
+            })
             .collect();
         let workloads: Vec<_> = self
             .sim
@@ -225,6 +233,17 @@ impl SimHandle {
     /// The run summary, as the CLI's `--json` prints it.
     pub fn summary_json(&self) -> String {
         serde_json::to_string(&self.sim.summary(&self.name)).expect("a summary serialises")
+    }
+
+    /// Explains the wakeup or fork behind trace record `record_index` (the index the
+    /// trace lines carry): re-runs the loaded scenario from the start with the
+    /// core's recorder armed for that record (`Simulator::explain_record`) and
+    /// returns the decision as JSON. Throws a message for a record that is not a
+    /// placement decision or does not exist. On demand only: it costs a re-run.
+    pub fn explain(&self, record_index: f64) -> Result<String, JsValue> {
+        let decision = Simulator::explain_record(&self.scenario, record_index.max(0.0) as u64)
+            .map_err(|message| JsValue::from_str(&message))?;
+        Ok(serde_json::to_string(&decision).expect("a decision serialises"))
     }
 
     pub fn trace_hash(&self) -> String {

@@ -7,6 +7,7 @@ import { TopologyView } from './TopologyView';
 import { LatencyTable } from './LatencyTable';
 import { Counters } from './Counters';
 import { EventLog } from './EventLog';
+import { Inspector } from './Inspector';
 import { ScenarioEditor } from './ScenarioEditor';
 import { useAppState } from './useStore';
 
@@ -37,9 +38,10 @@ export function App({ store, controller, actions }: { store: AppStore; controlle
       <main>
         <div className="left">
           <TopologyView store={store} />
-          <EventLog store={store} />
+          <EventLog store={store} controller={controller} />
         </div>
         <aside className="right">
+          <Inspector store={store} controller={controller} />
           <LatencyTable store={store} />
           <Counters store={store} />
           <ScenarioEditor store={store} controller={controller} />

@@ -2,12 +2,15 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { computeLayout } from '../render/layout';
-import { drawMachine } from '../render/topology';
+import { drawMachine, type CpuHighlight } from '../render/topology';
 import { groupColor, taskColors } from '../render/colors';
+import { cpuList, highlightOf } from '../store/inspector';
 
 export function TopologyView({ store }: { store: AppStore }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
+  const selection = useAppState(store, (s) => s.selection);
+  const inspection = useAppState(store, (s) => s.inspection);
   const svgRef = useRef<SVGSVGElement>(null);
   const hostRef = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(800);
@@ -25,12 +28,14 @@ export function TopologyView({ store }: { store: AppStore }) {
 
   const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width) : undefined), [loaded, width]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
+  const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);
+  const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);
 
   useEffect(() => {
     if (svgRef.current && layout && frame) {
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning });
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight);
     }
-  }, [layout, colors, frame]);
+  }, [layout, colors, frame, highlight]);
 
   return (
     <section className="panel machine" aria-labelledby="machine-title">
@@ -51,6 +56,18 @@ export function TopologyView({ store }: { store: AppStore }) {
           <li>
             <span className="swatch depth" /> waiting tasks (one step each)
           </li>
+        </ul>
+      )}
+      {task && (
+        <ul className="legend selected-task" aria-label="Selected task" data-testid="selected-task">
+          <li>
+            <span className="swatch allowed" /> CPUs pid {task.pid} <strong className="comm">{task.comm}</strong> may use: {cpuList(task.allowed)}
+          </li>
+          {task.chosen !== undefined && (
+            <li>
+              <span className="swatch chosen" /> chosen: CPU {task.chosen}
+            </li>
+          )}
         </ul>
       )}
       <div ref={hostRef} className="machine-host">

@@ -29,6 +29,8 @@ export interface TaskInfo {
   readonly pid: number;
   readonly comm: string;
   readonly group: number;
+  /** The CPUs the task may run on when it starts. */
+  readonly cpus: readonly number[];
 }
 
 /** How a workload's headline figure is measured (the core's `ThroughputKind`). */
@@ -115,6 +117,67 @@ export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {
   }
   return lines;
 }
+
+/** What a CPU was when a scan looked at it (the core's `explain::CpuState`). */
+export type CpuState = 'busy' | 'idle' | 'idle_core' | 'not_allowed' | 'offline';
+
+export interface CpuVisit {
+  readonly cpu: number;
+  readonly state: CpuState;
+  /** Tasks on its runqueue, the running one included. */
+  readonly nr_running: number;
+}
+
+/** A scheduling group's figures as `find_idlest_group` saw them. */
+export interface GroupRow {
+  readonly cpus: string;
+  readonly local: boolean;
+  readonly idlest: boolean;
+  readonly allowed_cpus: number;
+  readonly weight: number;
+  readonly sum_nr_running: number;
+  readonly idle_cpus: number;
+  readonly group_type: string | null;
+  readonly avg_load: number;
+  readonly util_pct: number;
+}
+
+/**
+ * One step of a decision: `text` says it with its numbers; `step` names the kind
+ * (`wake_wide`, `wake_affine`, `target`, `scan_bound`, `scan`, `domain`,
+ * `numa_rule`, `group_choice`, ...) and the other fields are that kind's numbers.
+ * Scans carry the CPUs they looked at, in order; fork domains their groups.
+ */
+export interface DecisionStep {
+  readonly text: string;
+  readonly step: string;
+  readonly scan?: string;
+  readonly cpus?: readonly CpuVisit[];
+  readonly found?: number | null;
+  readonly limit?: number | null;
+  readonly groups?: readonly GroupRow[];
+  readonly [field: string]: unknown;
+}
+
+/** One wakeup or fork placement, explained (the core's `explain::Decision`). */
+export interface Decision {
+  readonly record_index: number;
+  readonly event: string;
+  readonly kind: 'wakeup' | 'fork';
+  readonly pid: number;
+  readonly comm: string;
+  readonly time_ns: number;
+  readonly kernel: string;
+  readonly from_cpu: number;
+  readonly prev_cpu: number | null;
+  readonly allowed_cpus: readonly number[];
+  readonly records: readonly { readonly index: number; readonly event: string }[];
+  readonly steps: readonly DecisionStep[];
+  readonly chosen_cpu: number;
+  readonly summary: string;
+}
+
+export type ExplainResult = { readonly ok: true; readonly decision: Decision } | { readonly ok: false; readonly message: string };
 
 /** Indexes into `Frame.counters` (the bridge's `counters()` order). */
 export const Counter = {

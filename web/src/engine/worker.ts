@@ -6,7 +6,18 @@
 import * as Comlink from 'comlink';
 import init, { SimHandle } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
-import type { Frame, LoadResult, LoadedScenario, Machine, ScenarioProblem, TaskInfo, WorkloadInfo, WorkloadThroughput } from './protocol';
+import type {
+  Decision,
+  ExplainResult,
+  Frame,
+  LoadResult,
+  LoadedScenario,
+  Machine,
+  ScenarioProblem,
+  TaskInfo,
+  WorkloadInfo,
+  WorkloadThroughput,
+} from './protocol';
 import { parseTraceLines } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
@@ -107,6 +118,20 @@ const engine = {
 
   summaryJson(): string {
     return current().summary_json();
+  },
+
+  /**
+   * Explains the wakeup or fork behind trace record `index`: the core re-runs the
+   * loaded scenario from the start with its recorder armed (on demand only, never
+   * per frame).
+   */
+  explain(index: number): ExplainResult {
+    const sim = current();
+    try {
+      return { ok: true, decision: JSON.parse(sim.explain(index)) as Decision };
+    } catch (error) {
+      return { ok: false, message: typeof error === 'string' ? error : String(error) };
+    }
   },
 };
 

@@ -1,7 +1,9 @@
 /**
  * Draws the machine into an SVG with D3 data joins: socket, LLC and core boxes,
  * one cell per CPU filled with its running task's colour, and beneath each cell a
- * strip showing how many tasks wait in that CPU's runqueue.
+ * strip showing how many tasks wait in that CPU's runqueue. When a task is
+ * selected, the CPUs it may use are outlined, the others dimmed, and the CPU its
+ * explained decision chose is ringed.
  */
 import { select, type Selection } from 'd3';
 import type { LabelledBox, MachineLayout } from './layout';
@@ -12,9 +14,25 @@ export interface CpuView {
   readonly nrRunning: Uint32Array;
 }
 
-const DEPTH_UNIT = 4;
+/** The selected task's CPUs: those it may use, and the one its decision chose. */
+export interface CpuHighlight {
+  readonly allowed: ReadonlySet<number>;
+  readonly chosen: number | undefined;
+}
 
-export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: TaskColors, view: CpuView): void {
+export type CpuMark = 'none' | 'allowed' | 'not-allowed';
+
+/** How a CPU is marked for the selected task (none when no task is selected). */
+export function cpuMark(cpu: number, highlight: CpuHighlight | undefined): CpuMark {
+  if (!highlight) return 'none';
+  return highlight.allowed.has(cpu) ? 'allowed' : 'not-allowed';
+}
+
+const DEPTH_UNIT = 4;
+/** How far the chosen CPU's ring sits outside its cell. */
+const RING = 3;
+
+export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: TaskColors, view: CpuView, highlight?: CpuHighlight): void {
   const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
   // One layer per kind of box, created once, so boxes entered later (after a
   // machine change) never paint over the CPU cells.
@@ -50,6 +68,7 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
     .join((enter) => {
       const group = enter.append('g').attr('class', 'cpu');
       group.append('title');
+      group.append('rect').attr('class', 'ring').attr('rx', 4);
       group.append('rect').attr('class', 'cpu-cell').attr('rx', 2);
       group.append('rect').attr('class', 'depth');
       group.append('text').attr('class', 'cpu-label');
@@ -59,7 +78,17 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
     .attr('data-cpu', (cell) => cell.cpu)
     .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
     .attr('data-nr-running', (cell) => view.nrRunning[cell.cpu] ?? 0)
+    .attr('data-mark', (cell) => cpuMark(cell.cpu, highlight))
+    .classed('allowed', (cell) => cpuMark(cell.cpu, highlight) === 'allowed')
+    .classed('not-allowed', (cell) => cpuMark(cell.cpu, highlight) === 'not-allowed')
+    .classed('chosen', (cell) => highlight?.chosen === cell.cpu)
     .call((group) => {
+      group
+        .select<SVGRectElement>('rect.ring')
+        .attr('x', (c) => c.x - RING)
+        .attr('y', (c) => c.y - RING)
+        .attr('width', (c) => c.width + 2 * RING)
+        .attr('height', (c) => c.height + 2 * RING);
       group
         .select<SVGRectElement>('rect.cpu-cell')
         .attr('x', (c) => c.x)
@@ -95,7 +124,9 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
       group.select('title').text((c) => {
         const pid = view.running[c.cpu] ?? 0;
         const waiting = waitingOn(view, c.cpu);
-        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting`;
+        const mark = cpuMark(c.cpu, highlight);
+        const note = highlight?.chosen === c.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
+        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting${note}`;
       });
     });
 }

@@ -1,6 +1,7 @@
 /** The application's state: what is loaded, the latest frame, playback settings. */
 import type { Frame, LoadedScenario, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { createStore } from './store';
+import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -31,6 +32,10 @@ export interface AppState {
   readonly speedIndex: number;
   /** A request to the engine is in flight. */
   readonly busy: boolean;
+  /** The trace record picked in the event log, and its task. */
+  readonly selection: Selection | undefined;
+  /** The decision inspector: its explanation of the selection. */
+  readonly inspection: Inspection;
 }
 
 export const initialState: AppState = {
@@ -44,6 +49,8 @@ export const initialState: AppState = {
   playing: false,
   speedIndex: DEFAULT_SPEED_INDEX,
   busy: false,
+  selection: undefined,
+  inspection: NO_INSPECTION,
 };
 
 export function createAppStore() {
@@ -61,5 +68,10 @@ export function appendTrace(trace: readonly TraceLine[], added: readonly TraceLi
 
 /** Whether nothing is happening: the signal end-to-end tests wait on. */
 export function isIdle(state: AppState): boolean {
-  return !state.busy && !state.playing && (state.status === 'ready' || state.status === 'error');
+  return (
+    !state.busy &&
+    !state.playing &&
+    state.inspection.status !== 'loading' &&
+    (state.status === 'ready' || state.status === 'error')
+  );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { appendTrace, createAppStore, isIdle, TRACE_KEEP } from './app';
 import { createController } from './controller';
 import type { EngineClient } from '../engine/client';
-import type { Frame, TraceLine } from '../engine/protocol';
+import type { Decision, ExplainResult, Frame, TraceLine } from '../engine/protocol';
 import type { SimTimeNs } from '../base/types';
 
 function frame(events: number, finished = false, newTrace: TraceLine[] = []): Frame {
@@ -25,7 +25,30 @@ function line(index: number): TraceLine {
   return { index, timeNs: index as SimTimeNs, cpu: 0, event: 'sched_switch', payload: '', reason: '' };
 }
 
-function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance', unknown>> = {}): EngineClient {
+function decisionFor(index: number): Decision {
+  return {
+    record_index: index,
+    event: 'sched_wakeup',
+    kind: 'wakeup',
+    pid: 1011,
+    comm: 'w',
+    time_ns: index,
+    kernel: '6.5',
+    from_cpu: 3,
+    prev_cpu: 0,
+    allowed_cpus: [0, 1],
+    records: [{ index, event: 'sched_wakeup' }],
+    steps: [{ text: 'target CPU 0 is busy', step: 'scan', cpus: [{ cpu: 0, state: 'busy', nr_running: 1 }], found: null }],
+    chosen_cpu: 1,
+    summary: 'idle SMT sibling CPU 1',
+  };
+}
+
+function wakeupLine(index: number): TraceLine {
+  return { index, timeNs: index as SimTimeNs, cpu: 3, event: 'sched_wakeup', payload: 'comm=w pid=1011 prio=120 target_cpu=001', reason: '' };
+}
+
+function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'explain', unknown>> = {}): EngineClient {
   let events = 0;
   return {
     load: vi.fn(async () => ({
@@ -36,6 +59,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance', unkno
     step: vi.fn(async () => frame(++events)),
     advance: vi.fn(async () => frame((events += 10))),
     summaryJson: vi.fn(async () => '{}'),
+    explain: vi.fn(async (index: number): Promise<ExplainResult> => ({ ok: true, decision: decisionFor(index) })),
     ...overrides,
   } as unknown as EngineClient;
 }
@@ -91,5 +115,65 @@ describe('controller', () => {
     expect(store.get().playing).toBe(false);
     controller.setSpeed(99);
     expect(store.get().speedIndex).toBe(2);
+  });
+});
+
+describe('inspecting an event', () => {
+  it('asks the engine to explain a wakeup, is busy meanwhile, and selects its task', async () => {
+    const store = createAppStore();
+    let answer: (result: ExplainResult) => void = () => undefined;
+    const explain = vi.fn(() => new Promise<ExplainResult>((resolve) => (answer = resolve)));
+    const controller = createController(store, fakeEngine({ explain }));
+    await controller.load('teaching-small', '{}');
+    const pending = controller.inspect(wakeupLine(48));
+    expect(explain).toHaveBeenCalledWith(48);
+    expect(store.get().selection).toEqual({ index: 48, event: 'sched_wakeup', timeNs: 48, pid: 1011 });
+    expect(store.get().inspection.status).toBe('loading');
+    expect(isIdle(store.get())).toBe(false);
+    answer({ ok: true, decision: decisionFor(48) });
+    await pending;
+    const inspection = store.get().inspection;
+    expect(inspection.status === 'ready' && inspection.decision.chosen_cpu).toBe(1);
+    expect(isIdle(store.get())).toBe(true);
+  });
+
+  it('says at once that a switch cannot be explained, without a re-run', async () => {
+    const store = createAppStore();
+    const engine = fakeEngine();
+    const controller = createController(store, engine);
+    await controller.load('teaching-small', '{}');
+    const next = 'prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=1011 next_prio=120';
+    await controller.inspect({ ...line(20), payload: next });
+    expect(engine.explain).not.toHaveBeenCalled();
+    const inspection = store.get().inspection;
+    expect(inspection.status === 'message' && inspection.message).toContain('sched_switch event is not a placement decision');
+    expect(store.get().selection?.pid).toBe(1011);
+  });
+
+  it("shows the engine's message for a record it cannot explain", async () => {
+    const store = createAppStore();
+    const message = 'record 37 (sched_migrate_task of pid 1000 at 0.000014 s) is a move by newidle_balance, not a wakeup or fork placement';
+    const controller = createController(store, fakeEngine({ explain: vi.fn(async () => ({ ok: false, message })) }));
+    await controller.load('teaching-small', '{}');
+    await controller.inspect({ ...wakeupLine(37), event: 'sched_migrate_task' });
+    expect(store.get().inspection).toEqual({ status: 'message', message });
+  });
+
+  it('keeps only the newest explanation, and a new scenario clears the selection', async () => {
+    const store = createAppStore();
+    const answers: ((result: ExplainResult) => void)[] = [];
+    const explain = vi.fn(() => new Promise<ExplainResult>((resolve) => answers.push(resolve)));
+    const controller = createController(store, fakeEngine({ explain }));
+    await controller.load('teaching-small', '{}');
+    const first = controller.inspect(wakeupLine(10));
+    const second = controller.inspect(wakeupLine(20));
+    answers[1]?.({ ok: true, decision: decisionFor(20) });
+    answers[0]?.({ ok: true, decision: decisionFor(10) });
+    await Promise.all([first, second]);
+    const inspection = store.get().inspection;
+    expect(inspection.status === 'ready' && inspection.decision.record_index).toBe(20);
+    await controller.load('teaching-small', '{}');
+    expect(store.get().selection).toBeUndefined();
+    expect(store.get().inspection.status).toBe('none');
   });
 });

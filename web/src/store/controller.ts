@@ -4,8 +4,9 @@
  * so a slow frame never piles up work.
  */
 import type { EngineClient } from '../engine/client';
-import type { Frame, ScenarioProblem } from '../engine/protocol';
+import type { Frame, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppStore } from './app';
+import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
@@ -20,11 +21,19 @@ export interface Controller {
   step(): Promise<void>;
   setSpeed(index: number): void;
   editText(text: string): void;
+  /**
+   * Selects a trace record and its task, pausing playback; for a wakeup or fork
+   * asks the engine to explain it (a re-run of the scenario, so it may take a while).
+   */
+  inspect(line: TraceLine): Promise<void>;
+  clearSelection(): void;
 }
 
 export function createController(store: AppStore, engine: EngineClient): Controller {
   let lastTick: number | undefined;
   let rafId: number | undefined;
+  /** Bumped by each inspection and load: an older explanation that arrives late is dropped. */
+  let inspectGeneration = 0;
 
   function applyFrame(frame: Frame) {
     const state = store.get();
@@ -59,7 +68,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
   const controller: Controller = {
     async load(id, text) {
       controller.pause();
-      store.set({ status: 'loading', scenarioId: id, scenarioText: text, busy: true });
+      inspectGeneration += 1;
+      store.set({ status: 'loading', scenarioId: id, scenarioText: text, busy: true, selection: undefined, inspection: NO_INSPECTION });
       try {
         const result = await engine.load(text, id);
         if (!result.ok) {
@@ -110,6 +120,28 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     editText(text) {
       store.set({ scenarioText: text });
+    },
+    async inspect(line) {
+      controller.pause();
+      const generation = ++inspectGeneration;
+      const selection = selectionOf(line);
+      if (!mayExplain(line.event)) {
+        store.set({ selection, inspection: { status: 'message', message: notExplainable(line.event) } });
+        return;
+      }
+      store.set({ selection, inspection: { status: 'loading' } });
+      let inspection: AppInspection;
+      try {
+        const result = await engine.explain(line.index);
+        inspection = result.ok ? { status: 'ready', decision: result.decision } : { status: 'message', message: result.message };
+      } catch (error) {
+        inspection = { status: 'message', message: `The engine could not explain this event: ${String(error)}` };
+      }
+      if (generation === inspectGeneration) store.set({ inspection });
+    },
+    clearSelection() {
+      inspectGeneration += 1;
+      store.set({ selection: undefined, inspection: NO_INSPECTION });
     },
   };
   return controller;

@@ -14,6 +14,7 @@ use crate::baseline::groups::{GroupStats, GroupType};
 use crate::cpuset::CpuSet;
 use crate::domains::{DomainLevel, SchedDomain};
 use crate::engine::Simulator;
+use crate::explain::{scan_step, DecisionKind, GroupRow, ScanKind, StepDetail};
 use crate::kernel::{IdlestGroupVariant, NumaForkRule};
 use crate::task::TaskId;
 use crate::topology::CpuId;
@@ -36,10 +37,14 @@ impl Simulator {
         task_id: TaskId,
         this_cpu: CpuId,
     ) -> (CpuId, Reason) {
+        self.explain_begin(DecisionKind::Fork, task_id, this_cpu);
         let affinity = self.tasks[task_id.0 as usize].affinity.clone();
         if affinity.len() == 1 {
             // `nr_cpus_allowed == 1`: select_task_rq is skipped.
             let only = affinity.first().expect("affinity is never empty");
+            self.explain(move |_, rec| {
+                rec.push(StepDetail::Pinned { cpu: only.0 });
+            });
             return (only, Reason::Pinned);
         }
         let mut cpu = if affinity.contains(this_cpu) {
@@ -47,6 +52,12 @@ impl Simulator {
         } else {
             affinity.first().expect("affinity is never empty")
         };
+        self.explain(move |_, rec| {
+            rec.push(StepDetail::ForkStart {
+                parent_cpu: this_cpu.0,
+                start_cpu: cpu.0,
+            });
+        });
         let mut reason = Reason::ForkIdlest {
             level: DomainLevel::Smt.tag(),
             idle: self.cpu_is_idle(cpu),
@@ -131,16 +142,49 @@ impl Simulator {
                 idlest = Some((stats, group));
             }
         }
+        self.explain(move |sim, rec| {
+            let rows = sd
+                .groups
+                .iter()
+                .map(|group| {
+                    let mut row = sim.group_row(sd, group, allowed, this_cpu);
+                    row.idlest = idlest.is_some_and(|(_, idlest)| std::ptr::eq(group, idlest));
+                    row
+                })
+                .collect();
+            rec.push(StepDetail::Domain {
+                level: sd.level.name(),
+                cpu: this_cpu.0,
+                span: sd.span.to_list_string(),
+                imbalance_pct: pct,
+                groups: rows,
+            });
+        });
         let Some((idlest_stats, idlest_group)) = idlest else {
+            self.explain_choice(sd, None, move || {
+                "no other group has a CPU the task may use".to_string()
+            });
             return IdlestGroup::Local(None);
         };
         let Some(local) = local else {
+            self.explain_choice(sd, Some(idlest_group), move || {
+                "the local group has no CPU the task may use".to_string()
+            });
             return IdlestGroup::Other(idlest_group.clone());
         };
         if variant == IdlestGroupVariant::Load {
             // 4.6: stay unless the local load exceeds the idlest by half the margin.
             let scale = 100 + (pct as u64 - 100) / 2;
-            return if 100 * local.avg_load() < scale * idlest_stats.avg_load() {
+            let stay = 100 * local.avg_load() < scale * idlest_stats.avg_load();
+            self.explain_choice(sd, (!stay).then_some(idlest_group), move || {
+                format!(
+                    "100 x local avg_load {} {} {scale} x idlest avg_load {}",
+                    local.avg_load(),
+                    if stay { "<" } else { ">=" },
+                    idlest_stats.avg_load()
+                )
+            });
+            return if stay {
                 IdlestGroup::Local(None)
             } else {
                 IdlestGroup::Other(idlest_group.clone())
@@ -148,9 +192,23 @@ impl Simulator {
         }
         let (local_type, idlest_type) = (local.group_type(pct), idlest_stats.group_type(pct));
         if local_type < idlest_type {
+            self.explain_choice(sd, None, move || {
+                format!(
+                    "the local group is {}, less busy than the idlest group ({})",
+                    group_type_name(local_type),
+                    group_type_name(idlest_type)
+                )
+            });
             return IdlestGroup::Local(None);
         }
         if local_type > idlest_type {
+            self.explain_choice(sd, Some(idlest_group), move || {
+                format!(
+                    "the idlest group is {}, less busy than the local group ({})",
+                    group_type_name(idlest_type),
+                    group_type_name(local_type)
+                )
+            });
             return IdlestGroup::Other(idlest_group.clone());
         }
         match local_type {
@@ -158,13 +216,23 @@ impl Simulator {
                 // Only move when the remote group is clearly less loaded.
                 let imbalance = 1024 * (pct as u64 - 100) / 100;
                 let (local_avg, idlest_avg) = (local.avg_load(), idlest_stats.avg_load());
+                let kind = group_type_name(local_type);
                 if sd.flags.numa && idlest_avg + imbalance >= local_avg {
+                    self.explain_choice(sd, None, move || {
+                        format!("both {kind}; across NUMA nodes, idlest avg_load {idlest_avg} + imbalance {imbalance} >= local avg_load {local_avg}")
+                    });
                     return IdlestGroup::Local(None);
                 }
                 if idlest_avg >= local_avg + imbalance || 100 * local_avg <= pct as u64 * idlest_avg
                 {
+                    self.explain_choice(sd, None, move || {
+                        format!("both {kind}; local avg_load {local_avg} is within the margin of the idlest's {idlest_avg} (imbalance {imbalance}, {pct} %)")
+                    });
                     IdlestGroup::Local(None)
                 } else {
+                    self.explain_choice(sd, Some(idlest_group), move || {
+                        format!("both {kind}; local avg_load {local_avg} exceeds the idlest's {idlest_avg} by more than the margin (imbalance {imbalance}, {pct} %)")
+                    });
                     IdlestGroup::Other(idlest_group.clone())
                 }
             }
@@ -173,10 +241,23 @@ impl Simulator {
                     if let Some(kept) =
                         self.numa_fork_keeps_local(sd, task_id, this_cpu, &local, &idlest_stats)
                     {
+                        self.explain_choice(sd, None, move || {
+                            "both have spare capacity, and the NUMA rule allows the imbalance"
+                                .to_string()
+                        });
                         return IdlestGroup::Local(Some(kept));
                     }
                 }
-                if local.idle_cpus >= idlest_stats.idle_cpus {
+                let stay = local.idle_cpus >= idlest_stats.idle_cpus;
+                self.explain_choice(sd, (!stay).then_some(idlest_group), move || {
+                    format!(
+                        "both have spare capacity; local idle CPUs {} {} the idlest's {}",
+                        local.idle_cpus,
+                        if stay { ">=" } else { "<" },
+                        idlest_stats.idle_cpus
+                    )
+                });
+                if stay {
                     IdlestGroup::Local(None)
                 } else {
                     IdlestGroup::Other(idlest_group.clone())
@@ -185,10 +266,151 @@ impl Simulator {
         }
     }
 
+    /// For the decision inspector: which group `find_idlest_group` chose, and why
+    /// (`why` runs only while a decision is recorded).
+    fn explain_choice(
+        &self,
+        sd: &SchedDomain,
+        group: Option<&CpuSet>,
+        why: impl FnOnce() -> String,
+    ) {
+        self.explain(move |_, rec| {
+            rec.push(StepDetail::GroupChoice {
+                level: sd.level.name(),
+                keep_local: group.is_none(),
+                group: group.map(CpuSet::to_list_string),
+                why: why(),
+            });
+        });
+    }
+
+    /// For the decision inspector: a group's figures as `find_idlest_group` sees them.
+    fn group_row(
+        &self,
+        sd: &SchedDomain,
+        group: &CpuSet,
+        allowed: &CpuSet,
+        this_cpu: CpuId,
+    ) -> GroupRow {
+        let stats = self.group_stats(group);
+        let capacity = stats.weight.max(1) as f64 * crate::pelt::CAPACITY_SCALE;
+        GroupRow {
+            cpus: group.to_list_string(),
+            local: group.contains(this_cpu),
+            idlest: false,
+            allowed_cpus: group.intersection_len(allowed) as u32,
+            weight: stats.weight,
+            sum_nr_running: stats.sum_nr_running,
+            idle_cpus: stats.idle_cpus,
+            group_type: (self.features.find_idlest_group == IdlestGroupVariant::GroupType)
+                .then(|| group_type_name(stats.group_type(sd.imbalance_pct))),
+            avg_load: stats.avg_load(),
+            util_pct: (stats.util / capacity * 100.0).round() as u32,
+        }
+    }
+
     /// The NUMA case of `find_idlest_group()` when both groups have spare capacity:
     /// `Some((local running, allowance, imb_numa_nr))` when the version's rule keeps
     /// the task local (`imb_numa_nr` equals the allowance for the rules before 5.18).
     fn numa_fork_keeps_local(
+        &self,
+        sd: &SchedDomain,
+        task_id: TaskId,
+        this_cpu: CpuId,
+        local: &GroupStats,
+        idlest: &GroupStats,
+    ) -> Option<(u32, u32, u32)> {
+        let dst_running = local.sum_nr_running + 1;
+        let kept = self.numa_fork_rule(sd, task_id, this_cpu, local, idlest);
+        self.explain(move |sim, rec| {
+            let allowed = &sim.tasks[task_id.0 as usize].affinity;
+            let allowed_in_local = sd
+                .groups
+                .iter()
+                .find(|group| group.contains(this_cpu))
+                .map_or(0, |group| group.intersection_len(allowed) as u32);
+            let running = local.sum_nr_running;
+            let keeps_local = kept.is_some();
+            let (allowance, imb_numa_nr) = match kept {
+                Some((_, allowance, imb)) => (allowance, imb),
+                None => match sim.features.numa_fork_rule {
+                    NumaForkRule::ImbNumaNr => (
+                        sim.numa_imbalance_allowance(sd, task_id, this_cpu),
+                        sd.imb_numa_nr,
+                    ),
+                    NumaForkRule::AffinityAware => {
+                        (allowed_in_local.min(sd.imb_numa_nr), sd.imb_numa_nr)
+                    }
+                    NumaForkRule::Quarter => (local.weight >> 2, local.weight >> 2),
+                    _ => (0, 0),
+                },
+            };
+            let decided = if keeps_local {
+                "stay local"
+            } else {
+                "the rule does not apply"
+            };
+            let rule = match sim.features.numa_fork_rule {
+                NumaForkRule::None => None,
+                NumaForkRule::LocalIdle => Some(("5.5", None, format!(
+                    "the local node has {} idle CPU{}: {decided}",
+                    local.idle_cpus,
+                    crate::explain::plural(local.idle_cpus)
+                ))),
+                NumaForkRule::Quarter => Some(("5.11", None, format!(
+                    "local running {running} + 1 = {dst_running} {} a quarter of the node's {} CPUs = {allowance}: {decided}",
+                    if dst_running < allowance { "<" } else { ">=" },
+                    local.weight
+                ))),
+                NumaForkRule::ImbNumaNr => {
+                    let limited = sim.policy.numa_affinity.enabled && allowance < sd.imb_numa_nr;
+                    Some(("5.18", None, format!(
+                        "local running {running} + 1 = {dst_running} {} allowance {allowance} (imb_numa_nr {}; the task may use {allowed_in_local} CPU{} of the local node{}): {decided}",
+                        if dst_running <= allowance { "<=" } else { ">" },
+                        sd.imb_numa_nr,
+                        crate::explain::plural(allowed_in_local),
+                        if limited {
+                            ", and policy.numa_affinity limits the allowance to them"
+                        } else {
+                            ", which this rule does not count"
+                        }
+                    )))
+                }
+                NumaForkRule::AffinityAware => {
+                    let difference = local.idle_cpus.abs_diff(idlest.idle_cpus);
+                    Some(("6.0", Some(difference), format!(
+                        "local running {running} + 1 = {dst_running} {} allowance min({allowed_in_local} allowed CPUs of the local node, imb_numa_nr {}) = {allowance}, and idle-CPU difference |{} - {}| = {difference} {} {NUMA_IMBALANCE_MIN}: {decided}",
+                        if dst_running <= allowance { "<=" } else { ">" },
+                        sd.imb_numa_nr,
+                        local.idle_cpus,
+                        idlest.idle_cpus,
+                        if difference <= NUMA_IMBALANCE_MIN { "<=" } else { ">" }
+                    )))
+                }
+            };
+            if let Some((rule, idle_difference, why)) = rule {
+                rec.push(StepDetail::NumaRule {
+                    rule,
+                    local_running: running,
+                    allowance,
+                    imb_numa_nr,
+                    allowed_in_local,
+                    affinity_limited: allowance < sd.imb_numa_nr
+                        && matches!(
+                            sim.features.numa_fork_rule,
+                            NumaForkRule::ImbNumaNr | NumaForkRule::AffinityAware
+                        ),
+                    idle_difference,
+                    keeps_local,
+                    why,
+                });
+            }
+        });
+        kept
+    }
+
+    /// The version's NUMA rule at fork (see `numa_fork_keeps_local`).
+    fn numa_fork_rule(
         &self,
         sd: &SchedDomain,
         task_id: TaskId,
@@ -247,11 +469,63 @@ impl Simulator {
                 )
             })
         {
+            self.explain_idlest_cpu(group, allowed, idle, move || {
+                format!(
+                    "find_idlest_group_cpu in CPUs {}: of the idle CPUs the task may use, CPU {} went idle most recently (at {} s)",
+                    group.to_list_string(),
+                    idle.0,
+                    self.cpus[idle.0 as usize].idle_since
+                )
+            });
             return idle;
         }
-        candidates()
+        let least = candidates()
             .min_by_key(|cpu| (self.rqs[cpu.0 as usize].load_weight, cpu.0))
-            .expect("the group intersects the affinity mask")
+            .expect("the group intersects the affinity mask");
+        self.explain_idlest_cpu(group, allowed, least, move || {
+            format!(
+                "find_idlest_group_cpu in CPUs {}: no allowed CPU is idle; the least loaded is CPU {} (load {})",
+                group.to_list_string(),
+                least.0,
+                self.rqs[least.0 as usize].load_weight
+            )
+        });
+        least
+    }
+
+    /// For the decision inspector: the CPUs `find_idlest_group_cpu` compared.
+    fn explain_idlest_cpu(
+        &self,
+        group: &CpuSet,
+        allowed: &CpuSet,
+        chosen: CpuId,
+        why: impl FnOnce() -> String,
+    ) {
+        self.explain(move |sim, rec| {
+            let cpus = group
+                .iter()
+                .filter(|cpu| allowed.contains(*cpu))
+                .map(|cpu| sim.visit_with(allowed, cpu))
+                .collect();
+            rec.push(scan_step(
+                ScanKind::IdlestGroupCpu,
+                chosen,
+                None,
+                None,
+                cpus,
+                Some(chosen),
+                why(),
+            ));
+        });
+    }
+}
+
+/// `group_type` as the kernel's enum names it.
+fn group_type_name(group_type: GroupType) -> &'static str {
+    match group_type {
+        GroupType::HasSpare => "has_spare",
+        GroupType::FullyBusy => "fully_busy",
+        GroupType::Overloaded => "overloaded",
     }
 }
 

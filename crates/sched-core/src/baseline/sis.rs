@@ -18,6 +18,7 @@
 //! SIS_PROP uses `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
 
 use crate::engine::Simulator;
+use crate::explain::{plural, scan_step, CpuState, Recorder, ScanKind, StepDetail};
 use crate::kernel::SisVariant;
 use crate::pelt::CAPACITY_SCALE;
 use crate::task::TaskId;
@@ -58,10 +59,21 @@ impl Simulator {
         if !affinity.contains(target) {
             let idle = affinity.iter().find(|cpu| self.cpu_is_idle(*cpu));
             let first = affinity.first().expect("affinity is never empty");
+            self.explain(move |sim, rec| {
+                sim.explain_affinity_fallback(rec, task_id, target, idle, first)
+            });
             return done(idle.unwrap_or(first), SisStep::AffinityFallback);
         }
+        self.explain(move |sim, rec| {
+            sim.explain_single(rec, ScanKind::Target, task_id, target, llc)
+        });
         if self.cpu_is_idle(target) {
             return done(target, SisStep::TargetIdle);
+        }
+        if prev != target && self.topology.llc_of(prev).0 == llc {
+            self.explain(move |sim, rec| {
+                sim.explain_single(rec, ScanKind::Prev, task_id, prev, llc)
+            });
         }
         if prev != target
             && self.topology.llc_of(prev).0 == llc
@@ -75,6 +87,11 @@ impl Simulator {
             let recent = self.tasks[task_id.0 as usize].recent_used_cpu;
             self.tasks[task_id.0 as usize].recent_used_cpu = Some(prev);
             if let Some(recent) = recent {
+                if recent != prev && recent != target && self.topology.llc_of(recent).0 == llc {
+                    self.explain(move |sim, rec| {
+                        sim.explain_single(rec, ScanKind::RecentUsed, task_id, recent, llc)
+                    });
+                }
                 if recent != prev
                     && recent != target
                     && self.topology.llc_of(recent).0 == llc
@@ -156,9 +173,11 @@ impl Simulator {
                         .iter()
                         .find(|thread| affinity.contains(*thread))
                         .expect("the core intersects the mask");
+                    self.explain(move |sim, rec| sim.explain_llc_groups(rec, task_id, target, llc));
                     return result(first, SisStep::IdleCore, scanned);
                 }
             }
+            self.explain(move |sim, rec| sim.explain_llc_groups(rec, task_id, target, llc));
             let (sibling, inspected) = self.select_idle_smt(task_id, target);
             scanned += inspected;
             if let Some(cpu) = sibling {
@@ -173,9 +192,11 @@ impl Simulator {
                 }
                 scanned += 1;
                 if cpu != target && self.cpu_is_idle(cpu) {
+                    self.explain(move |sim, rec| sim.explain_llc_groups(rec, task_id, target, llc));
                     return result(cpu, SisStep::IdleCpu, scanned);
                 }
             }
+            self.explain(move |sim, rec| sim.explain_llc_groups(rec, task_id, target, llc));
         }
         result(target, SisStep::NoneIdle, scanned)
     }
@@ -212,6 +233,7 @@ impl Simulator {
         scanning_cpu: CpuId,
     ) -> SisResult {
         let mut scanned = 0u32;
+        self.explain(move |sim, rec| sim.explain_no_idle_core(rec, llc));
         if self.topology.shape.threads_per_core > 1 && self.llc_has_idle_core(llc) {
             let (core_cpu, _, inspected) = self.scan_idle_cores(task_id, target, llc);
             scanned += inspected;
@@ -263,6 +285,7 @@ impl Simulator {
         let smt = self.topology.shape.threads_per_core > 1;
         let has_idle_core = smt && self.llc_has_idle_core(llc);
         let mut scanned = 0u32;
+        self.explain(move |sim, rec| sim.explain_no_idle_core(rec, llc));
         if has_idle_core {
             // The idle-core search ignores the scan bound and remembers any idle CPU.
             let (core_cpu, any_idle, inspected) = self.scan_idle_cores(task_id, target, llc);
@@ -316,9 +339,11 @@ impl Simulator {
         for sibling in self.topology.siblings(cpu) {
             inspected += 1;
             if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                self.explain(move |sim, rec| sim.explain_idle_smt(rec, task_id, cpu));
                 return (Some(sibling), inspected);
             }
         }
+        self.explain(move |sim, rec| sim.explain_idle_smt(rec, task_id, cpu));
         (None, inspected)
     }
 
@@ -352,12 +377,14 @@ impl Simulator {
                 .iter()
                 .find(|thread| affinity.contains(*thread) && self.cpu_is_idle(*thread));
             if all_idle && allowed_idle.is_some() {
+                self.explain(move |sim, rec| sim.explain_idle_cores(rec, task_id, target, llc));
                 return (allowed_idle, any_idle, scanned);
             }
             if any_idle.is_none() {
                 any_idle = allowed_idle;
             }
         }
+        self.explain(move |sim, rec| sim.explain_idle_cores(rec, task_id, target, llc));
         (None, any_idle, scanned)
     }
 
@@ -417,6 +444,7 @@ impl Simulator {
                 break;
             }
         }
+        self.explain(move |sim, rec| sim.explain_idle_cpu(rec, task_id, target, llc, bound));
         (found, scanned, bound)
     }
 
@@ -424,22 +452,54 @@ impl Simulator {
     fn idle_scan_bound(&self, llc: u32, scanning_cpu: CpuId) -> Option<u32> {
         if self.features.sis_util {
             // nr = nr_idle_scan + 1, and the loop stops at `!--nr`.
-            return Some(self.sis_util_scan_limit(llc));
+            let limit = self.sis_util_scan_limit(llc);
+            self.explain(move |sim, rec| {
+                let cpus = &sim.topology.llc_cpus[llc as usize];
+                let weight = cpus.len() as f64;
+                let util: f64 = cpus.iter().map(|cpu| sim.cpu_util(cpu)).sum();
+                let fraction = (util / (weight * CAPACITY_SCALE)).min(1.0);
+                rec.push(StepDetail::ScanBound {
+                    feature: "SIS_UTIL",
+                    limit,
+                    why: format!(
+                        "LLC {llc} is {:.0} % utilised: nr_idle_scan = {} CPUs x (1 - ({fraction:.2} x 1.17)^2) = {limit}",
+                        fraction * 100.0,
+                        cpus.len()
+                    ),
+                });
+            });
+            return Some(limit);
         }
         let avg_idle = self.cpus[scanning_cpu.0 as usize].avg_idle_ns / 512;
         let waker_llc = self.topology.llc_of(scanning_cpu).0 as usize;
         let avg_cost = self.llc_avg_scan_cost[waker_llc] + 1;
         if self.features.sis_avg_cpu && avg_idle < avg_cost {
+            self.explain(move |_, rec| {
+                rec.push(StepDetail::ScanBound {
+                    feature: "SIS_AVG_CPU",
+                    limit: 0,
+                    why: format!("the waker's CPU avg_idle / 512 = {avg_idle} < average scan cost + 1 = {avg_cost}"),
+                });
+            });
             return Some(0);
         }
         if self.features.sis_prop {
-            let span_avg = self.topology.llc_cpus[llc as usize].len() as u64 * avg_idle;
+            let span = self.topology.llc_cpus[llc as usize].len() as u64;
+            let span_avg = span * avg_idle;
             let nr = if span_avg > 4 * avg_cost {
                 span_avg / avg_cost
             } else {
                 4
             };
-            return Some((nr - 1).min(u32::MAX as u64) as u32);
+            let limit = (nr - 1).min(u32::MAX as u64) as u32;
+            self.explain(move |_, rec| {
+                rec.push(StepDetail::ScanBound {
+                    feature: "SIS_PROP",
+                    limit,
+                    why: format!("{span} CPUs x avg_idle / 512 = {span_avg}, average scan cost + 1 = {avg_cost}: nr = {nr} (at least 4), the loop stops at --nr == 0"),
+                });
+            });
+            return Some(limit);
         }
         None
     }
@@ -475,6 +535,323 @@ impl Simulator {
         let scaled = fraction * 117.0 / 100.0;
         let remaining = (1.0 - scaled * scaled).max(0.0);
         (weight * remaining) as u32
+    }
+}
+
+/// For the decision inspector: each scan above replayed, read-only, to record the
+/// CPUs it inspected in order and what each was. They run only while a decision
+/// is recorded (through `Simulator::explain`), after the scan they mirror, so the
+/// scans themselves stay as they were; each replay follows its scan's loop exactly.
+impl Simulator {
+    /// The target is not allowed: it, then the allowed CPUs up to the first idle one.
+    fn explain_affinity_fallback(
+        &self,
+        rec: &Recorder,
+        task_id: TaskId,
+        target: CpuId,
+        idle: Option<CpuId>,
+        first: CpuId,
+    ) {
+        let mut cpus = vec![self.visit(task_id, target)];
+        for cpu in self.tasks[task_id.0 as usize].affinity.iter() {
+            cpus.push(self.visit(task_id, cpu));
+            if Some(cpu) == idle {
+                break;
+            }
+        }
+        let why = match idle {
+            Some(cpu) => format!(
+                "target CPU {} is not allowed: the first idle allowed CPU is {}",
+                target.0, cpu.0
+            ),
+            None => format!(
+                "target CPU {} is not allowed and no allowed CPU is idle: the first allowed, CPU {}",
+                target.0, first.0
+            ),
+        };
+        rec.push(scan_step(
+            ScanKind::AffinityFallback,
+            target,
+            None,
+            None,
+            cpus,
+            idle,
+            why,
+        ));
+    }
+
+    /// One CPU checked on its own: the target, the previous CPU or `recent_used_cpu`.
+    fn explain_single(
+        &self,
+        rec: &Recorder,
+        scan: ScanKind,
+        task_id: TaskId,
+        cpu: CpuId,
+        llc: u32,
+    ) {
+        let visit = self.visit(task_id, cpu);
+        let take = matches!(visit.state, CpuState::Idle | CpuState::IdleCore);
+        let state = match visit.state {
+            CpuState::NotAllowed => "is not allowed".to_string(),
+            CpuState::Offline => "is offline".to_string(),
+            CpuState::Busy => format!("is busy ({} running)", visit.nr_running),
+            CpuState::Idle | CpuState::IdleCore => "is idle: take it".to_string(),
+        };
+        let why = match scan {
+            ScanKind::Target => format!("target CPU {} {state}", cpu.0),
+            ScanKind::Prev => format!(
+                "previous CPU {} shares the target's LLC {llc} and {state}",
+                cpu.0
+            ),
+            _ => format!(
+                "recently used CPU {} (recent_used_cpu) shares the LLC and {state}",
+                cpu.0
+            ),
+        };
+        rec.push(scan_step(
+            scan,
+            cpu,
+            Some(llc),
+            None,
+            vec![visit],
+            take.then_some(cpu),
+            why,
+        ));
+    }
+
+    /// `sis_lower_domain_groups`: the LLC's cores from the target's (each up to its
+    /// first busy thread or the target), or without SMT its CPUs after the target.
+    fn explain_llc_groups(&self, rec: &Recorder, task_id: TaskId, target: CpuId, llc: u32) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let mut cpus = Vec::new();
+        let mut found = None;
+        let why = if self.topology.shape.threads_per_core > 1 {
+            for core in self.llc_cores_from(llc, target) {
+                let threads = &self.topology.core_cpus[core.0 as usize];
+                if !threads.intersects(affinity) {
+                    continue;
+                }
+                let mut whole_group_idle = true;
+                for thread in threads.iter() {
+                    cpus.push(self.visit(task_id, thread));
+                    if thread == target || !self.cpu_is_idle(thread) {
+                        whole_group_idle = false;
+                        break;
+                    }
+                }
+                if whole_group_idle {
+                    found = threads.iter().find(|thread| affinity.contains(*thread));
+                    break;
+                }
+            }
+            match found {
+                Some(cpu) => format!(
+                    "4.6 walk of LLC {llc}'s cores from the target's: every thread of CPU {}'s core is idle: CPU {}",
+                    cpu.0, cpu.0
+                ),
+                None => format!("4.6 walk of LLC {llc}'s cores from the target's: no core has every thread idle (each has a busy thread or the target)"),
+            }
+        } else {
+            let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+            for cpu in wrap_after(&llc_cpus, target) {
+                if !affinity.contains(cpu) {
+                    continue;
+                }
+                cpus.push(self.visit(task_id, cpu));
+                if cpu != target && self.cpu_is_idle(cpu) {
+                    found = Some(cpu);
+                    break;
+                }
+            }
+            match found {
+                Some(cpu) => format!(
+                    "4.6 walk of LLC {llc}'s CPUs after the target: idle CPU {}",
+                    cpu.0
+                ),
+                None => format!("4.6 walk of LLC {llc}'s CPUs after the target: none idle"),
+            }
+        };
+        rec.push(scan_step(
+            ScanKind::LlcGroups,
+            target,
+            Some(llc),
+            None,
+            cpus,
+            found,
+            why,
+        ));
+    }
+
+    /// On an SMT machine, when the LLC has no idle core, the idle-core search is skipped.
+    fn explain_no_idle_core(&self, rec: &Recorder, llc: u32) {
+        if self.topology.shape.threads_per_core > 1 && !self.llc_has_idle_core(llc) {
+            rec.push(scan_step(
+                ScanKind::IdleCore,
+                self.topology.llc_cpus[llc as usize]
+                    .first()
+                    .expect("an LLC has CPUs"),
+                Some(llc),
+                None,
+                Vec::new(),
+                None,
+                format!(
+                    "LLC {llc} has no idle core (test_idle_cores): select_idle_core is skipped"
+                ),
+            ));
+        }
+    }
+
+    /// `select_idle_smt`: the siblings of `cpu` up to the first idle allowed one.
+    fn explain_idle_smt(&self, rec: &Recorder, task_id: TaskId, cpu: CpuId) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let mut cpus = Vec::new();
+        let mut found = None;
+        for sibling in self.topology.siblings(cpu) {
+            cpus.push(self.visit(task_id, sibling));
+            if affinity.contains(sibling) && self.cpu_is_idle(sibling) {
+                found = Some(sibling);
+                break;
+            }
+        }
+        if cpus.is_empty() {
+            return; // no SMT siblings
+        }
+        let why = match found {
+            Some(sibling) => format!(
+                "select_idle_smt: CPU {}'s SMT sibling CPU {} is idle",
+                cpu.0, sibling.0
+            ),
+            None => format!("select_idle_smt: no idle SMT sibling of CPU {}", cpu.0),
+        };
+        rec.push(scan_step(
+            ScanKind::IdleSmt,
+            cpu,
+            None,
+            None,
+            cpus,
+            found,
+            why,
+        ));
+    }
+
+    /// `select_idle_core`: whole cores, wrapping after the target, up to the first
+    /// wholly idle one; the single pass (5.12+) keeps the first idle CPU it saw.
+    fn explain_idle_cores(&self, rec: &Recorder, task_id: TaskId, target: CpuId, llc: u32) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let mut seen_cores: Vec<CoreId> = Vec::new();
+        let mut any_idle = None;
+        let mut core_cpu = None;
+        let mut cpus = Vec::new();
+        for cpu in wrap_after(&llc_cpus, target) {
+            if !affinity.contains(cpu) {
+                continue;
+            }
+            let core = self.topology.core_of(cpu);
+            if seen_cores.contains(&core) {
+                continue;
+            }
+            seen_cores.push(core);
+            let threads = &self.topology.core_cpus[core.0 as usize];
+            cpus.extend(threads.iter().map(|thread| self.visit(task_id, thread)));
+            let all_idle = threads.iter().all(|thread| self.cpu_is_idle(thread));
+            let allowed_idle = threads
+                .iter()
+                .find(|thread| affinity.contains(*thread) && self.cpu_is_idle(*thread));
+            if all_idle && allowed_idle.is_some() {
+                core_cpu = allowed_idle;
+                break;
+            }
+            if any_idle.is_none() {
+                any_idle = allowed_idle;
+            }
+        }
+        let single_pass = self.features.select_idle_sibling == SisVariant::SinglePass;
+        let remembered = any_idle.filter(|_| single_pass && core_cpu.is_none());
+        let why = match (core_cpu, remembered) {
+            (Some(cpu), _) => format!(
+                "select_idle_core over LLC {llc}, wrapping after CPU {}: every thread of CPU {}'s core is idle: CPU {}",
+                target.0, cpu.0, cpu.0
+            ),
+            (None, Some(cpu)) => format!(
+                "select_idle_core over LLC {llc}, wrapping after CPU {}: no core is wholly idle; the first idle CPU seen was CPU {}",
+                target.0, cpu.0
+            ),
+            (None, None) => format!(
+                "select_idle_core over LLC {llc}, wrapping after CPU {}: no core is wholly idle",
+                target.0
+            ),
+        };
+        rec.push(scan_step(
+            ScanKind::IdleCore,
+            target,
+            Some(llc),
+            None,
+            cpus,
+            core_cpu.or(remembered),
+            why,
+        ));
+    }
+
+    /// `select_idle_cpu`: the LLC's CPUs wrapping after the target, within the bound
+    /// (before 6.0 a CPU the task may not use still counts against it).
+    fn explain_idle_cpu(
+        &self,
+        rec: &Recorder,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+        bound: Option<u32>,
+    ) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let disallowed_count = self.features.sis_prop && !self.features.sis_util;
+        let mut budget = bound;
+        let mut cpus = Vec::new();
+        let mut found = None;
+        for cpu in wrap_after(&llc_cpus, target) {
+            let allowed = affinity.contains(cpu);
+            if !allowed && !disallowed_count {
+                continue;
+            }
+            if let Some(left) = budget.as_mut() {
+                if *left == 0 {
+                    break;
+                }
+                *left -= 1;
+            }
+            cpus.push(self.visit(task_id, cpu));
+            if allowed && self.cpu_is_idle(cpu) {
+                found = Some(cpu);
+                break;
+            }
+        }
+        let limit = match bound {
+            Some(limit) => format!(" (limit {limit})"),
+            None => " (unbounded)".to_string(),
+        };
+        let looked = cpus.len() as u32;
+        let why = match found {
+            Some(cpu) => format!(
+                "select_idle_cpu over LLC {llc}, wrapping after CPU {}{limit}: idle CPU {} after {looked}",
+                target.0, cpu.0
+            ),
+            None if looked == 0 => format!("select_idle_cpu over LLC {llc}{limit}: nothing scanned"),
+            None => format!(
+                "select_idle_cpu over LLC {llc}, wrapping after CPU {}{limit}: none idle among {looked} CPU{}",
+                target.0,
+                plural(looked)
+            ),
+        };
+        rec.push(scan_step(
+            ScanKind::IdleCpu,
+            target,
+            Some(llc),
+            bound,
+            cpus,
+            found,
+            why,
+        ));
     }
 }
 

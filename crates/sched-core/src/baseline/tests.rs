@@ -58,6 +58,7 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
             enabled: false,
             ..Default::default()
         },
+        hotplug: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@
 
 use crate::domains::SchedDomain;
 use crate::engine::Simulator;
+use crate::explain::{AffineSkip, DecisionKind, StepDetail};
 use crate::kernel::WakeAffineVariant;
 use crate::task::TaskId;
 use crate::topology::CpuId;
@@ -30,11 +31,15 @@ impl Simulator {
         waker: Option<TaskId>,
         sync: bool,
     ) -> (CpuId, Reason) {
+        self.explain_begin(DecisionKind::Wakeup, task_id, waker_cpu);
         let task = &self.tasks[task_id.0 as usize];
         let prev = task.cpu;
         if task.affinity.len() == 1 {
             // A task pinned to one CPU skips select_task_rq (`nr_cpus_allowed == 1`).
             let only = task.affinity.first().expect("affinity is never empty");
+            self.explain(move |_, rec| {
+                rec.push(StepDetail::Pinned { cpu: only.0 });
+            });
             return (only, Reason::Pinned);
         }
         let llc_size =
@@ -44,6 +49,24 @@ impl Simulator {
             && waker.is_some()
             && !wide
             && task.affinity.contains(waker_cpu);
+        if !want_affine {
+            self.explain(move |sim, rec| {
+                let cause = if !sim.policy.wake_affine {
+                    AffineSkip::PolicyOff
+                } else if waker.is_none() {
+                    AffineSkip::NoWaker
+                } else if wide {
+                    AffineSkip::WakeWide
+                } else {
+                    AffineSkip::WakerCpuNotAllowed
+                };
+                rec.push(StepDetail::AffineNotTried {
+                    cause,
+                    waker_cpu: waker_cpu.0,
+                    prev_cpu: prev.0,
+                });
+            });
+        }
         let mut target = prev;
         let mut affine = if wide {
             Affine::WakeWide
@@ -57,6 +80,19 @@ impl Simulator {
                 .of(waker_cpu)
                 .iter()
                 .position(|sd| sd.flags.wake_affine && sd.span.contains(prev));
+            if level.is_none() || waker_cpu == prev {
+                self.explain(move |_, rec| {
+                    rec.push(StepDetail::AffineNotTried {
+                        cause: if level.is_none() {
+                            AffineSkip::NoDomain
+                        } else {
+                            AffineSkip::SameCpu
+                        },
+                        waker_cpu: waker_cpu.0,
+                        prev_cpu: prev.0,
+                    });
+                });
+            }
             if let Some(level) = level {
                 if waker_cpu == prev {
                     affine = Affine::SameCpu;
@@ -79,6 +115,13 @@ impl Simulator {
                 }
             }
         }
+        self.explain(move |_, rec| {
+            rec.push(StepDetail::Target {
+                cpu: target.0,
+                prev_cpu: prev.0,
+                waker_cpu: waker_cpu.0,
+            });
+        });
         let found = self.select_idle_sibling(task_id, prev, target, waker_cpu);
         (
             found.cpu,
@@ -104,7 +147,16 @@ impl Simulator {
         } else {
             (wakee_flips, waker_flips)
         };
-        !(slave < llc_size || master < slave.saturating_mul(llc_size))
+        let wide = !(slave < llc_size || master < slave.saturating_mul(llc_size));
+        self.explain(move |_, rec| {
+            rec.push(StepDetail::WakeWide {
+                waker_flips,
+                wakee_flips,
+                llc_size,
+                wide,
+            });
+        });
+        wide
     }
 
     /// 4.6 `wake_affine()`: pull to the waker's CPU (`this`) when its load plus the
@@ -130,10 +182,51 @@ impl Simulator {
         if this_load == 0 {
             // An empty waker CPU: the kernel skips the load terms and the 100 vs
             // 100 + margin comparison always holds.
+            self.explain(move |_, rec| {
+                rec.push(affine_step(
+                    "4.6",
+                    sd,
+                    this,
+                    prev,
+                    "empty_waker_cpu",
+                    true,
+                    [Some(0), Some(prev_load), Some(task_weight), None, None],
+                    format!(
+                        "the waker's CPU {} holds no load{}: pull to the waker's CPU",
+                        this.0,
+                        if sync {
+                            " once the waker sleeps (sync)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            });
             return true;
         }
         let this_eff = 100 * (this_load + task_weight);
-        let prev_eff = (100 + (sd.imbalance_pct as u64 - 100) / 2) * prev_load;
+        let scale = 100 + (sd.imbalance_pct as u64 - 100) / 2;
+        let prev_eff = scale * prev_load;
+        self.explain(move |_, rec| {
+            let chose = this_eff <= prev_eff;
+            rec.push(affine_step(
+                "4.6",
+                sd,
+                this,
+                prev,
+                "load",
+                chose,
+                [Some(this_load), Some(prev_load), Some(task_weight), Some(this_eff), Some(prev_eff)],
+                format!(
+                    "100 x (waker CPU {} load {this_load}{} + task {task_weight}) = {this_eff} {} {scale} x previous CPU {} load {prev_load} = {prev_eff}: {}",
+                    this.0,
+                    if sync { " without the waker" } else { "" },
+                    if chose { "<=" } else { ">" },
+                    prev.0,
+                    if chose { "pull to the waker's CPU" } else { "keep the previous CPU" }
+                ),
+            ));
+        });
         this_eff <= prev_eff
     }
 
@@ -150,16 +243,55 @@ impl Simulator {
     ) -> bool {
         if self.features.wa_idle {
             if self.cpu_is_idle(this) && self.topology.llc_of(this) == self.topology.llc_of(prev) {
-                return !self.cpu_is_idle(prev);
+                let prev_busy = !self.cpu_is_idle(prev);
+                self.explain(move |_, rec| {
+                    rec.push(affine_step("4.14", sd, this, prev, "wa_idle", prev_busy, [None; 5], format!(
+                        "wake_affine_idle: the waker's CPU {} is idle and shares its cache with previous CPU {}, which is {}",
+                        this.0,
+                        prev.0,
+                        if prev_busy { "busy: pull to the waker's CPU" } else { "idle too: keep the previous CPU" }
+                    )));
+                });
+                return prev_busy;
             }
             if sync && self.rqs[this.0 as usize].nr_running == 1 {
+                self.explain(move |_, rec| {
+                    rec.push(affine_step("4.14", sd, this, prev, "wa_idle_sync", true, [None; 5], format!(
+                        "wake_affine_idle: a sync wakeup, and the waker's CPU {} runs only the waker: pull to the waker's CPU",
+                        this.0
+                    )));
+                });
                 return true;
             }
             if self.cpu_is_idle(prev) {
+                self.explain(move |_, rec| {
+                    rec.push(affine_step(
+                        "4.14",
+                        sd,
+                        this,
+                        prev,
+                        "wa_idle_prev_idle",
+                        false,
+                        [None; 5],
+                        format!("wake_affine_idle: previous CPU {} is idle: keep it", prev.0),
+                    ));
+                });
                 return false;
             }
         }
         if !self.features.wa_weight {
+            self.explain(move |_, rec| {
+                rec.push(affine_step(
+                    "4.14",
+                    sd,
+                    this,
+                    prev,
+                    "wa_weight_off",
+                    false,
+                    [None; 5],
+                    "WA_WEIGHT is off: keep the previous CPU".to_string(),
+                ));
+            });
             return false;
         }
         // wake_affine_weight()
@@ -168,12 +300,18 @@ impl Simulator {
         if sync {
             let waker_weight = waker.map_or(0, |waker| self.tasks[waker.0 as usize].weight as u64);
             if waker_weight > this_load {
+                self.explain(move |_, rec| {
+                    rec.push(affine_step("4.14", sd, this, prev, "wa_weight_sync", true, [Some(this_load), None, Some(task_weight), None, None], format!(
+                        "wake_affine_weight: a sync wakeup whose waker's weight {waker_weight} exceeds its CPU's load {this_load}: pull to the waker's CPU"
+                    )));
+                });
                 return true;
             }
             this_load -= waker_weight;
         }
         let mut this_eff = this_load + task_weight;
-        let mut prev_eff = self.rqs[prev.0 as usize].load_weight;
+        let prev_load = self.rqs[prev.0 as usize].load_weight;
+        let mut prev_eff = prev_load;
         if self.features.wa_bias {
             this_eff *= 100;
             prev_eff *= 100 + (sd.imbalance_pct as u64 - 100) / 2;
@@ -181,6 +319,26 @@ impl Simulator {
         if sync {
             prev_eff += 1;
         }
+        self.explain(move |sim, rec| {
+            let chose = this_eff < prev_eff;
+            let (this_scale, prev_scale) = if sim.features.wa_bias {
+                (
+                    "100 x ".to_string(),
+                    format!("{} x ", 100 + (sd.imbalance_pct as u64 - 100) / 2),
+                )
+            } else {
+                (String::new(), String::new())
+            };
+            rec.push(affine_step("4.14", sd, this, prev, "wa_weight", chose, [Some(this_load), Some(prev_load), Some(task_weight), Some(this_eff), Some(prev_eff)], format!(
+                "wake_affine_weight: {this_scale}(waker CPU {} load {this_load}{} + task {task_weight}) = {this_eff} {} {prev_scale}previous CPU {} load {prev_load}{} = {prev_eff}: {}",
+                this.0,
+                if sync { " without the waker" } else { "" },
+                if chose { "<" } else { ">=" },
+                prev.0,
+                if sync { " (+1 for sync)" } else { "" },
+                if chose { "pull to the waker's CPU" } else { "keep the previous CPU" }
+            )));
+        });
         this_eff < prev_eff
     }
 
@@ -195,5 +353,35 @@ impl Simulator {
                 || (self.features.ttwu_queue_idle && self.cpu_is_idle(target)));
         let by = if queued { target } else { waker_cpu };
         self.lock_rq(target, by);
+    }
+}
+
+/// A `wake_affine` step for the decision inspector; `loads` is `[this_load,
+/// prev_load, task_weight, this_eff, prev_eff]`.
+#[allow(clippy::too_many_arguments)]
+fn affine_step(
+    form: &'static str,
+    sd: &SchedDomain,
+    this: CpuId,
+    prev: CpuId,
+    test: &'static str,
+    chose_waker: bool,
+    loads: [Option<u64>; 5],
+    why: String,
+) -> StepDetail {
+    let [this_load, prev_load, task_weight, this_eff, prev_eff] = loads;
+    StepDetail::WakeAffine {
+        form,
+        domain: sd.level.name(),
+        waker_cpu: this.0,
+        prev_cpu: prev.0,
+        test,
+        chose_waker,
+        this_load,
+        prev_load,
+        task_weight,
+        this_eff,
+        prev_eff,
+        why,
     }
 }

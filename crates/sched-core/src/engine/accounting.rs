@@ -203,6 +203,7 @@ impl Simulator {
             arg1,
             reason,
         };
+        self.explain_on_emit(&record);
         self.trace.push(record);
     }
 }

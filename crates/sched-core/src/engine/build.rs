@@ -204,6 +204,15 @@ impl Simulator {
                 queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
             }
         }
+        for (_, event) in scenario.hotplug_in_order() {
+            queue.push(
+                SimTime((event.at_ms * 1e6) as u64),
+                Event::Hotplug {
+                    cpu: CpuId(event.cpu),
+                    online: event.online,
+                },
+            );
+        }
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);
         let n_workloads = workloads.len();
@@ -237,6 +246,8 @@ impl Simulator {
             spawn_pools,
             llc_avg_scan_cost: vec![0; n_llcs],
             overhead_pending: Vec::new(),
+            online: CpuSet::full(n_cpus),
+            parked: Vec::new(),
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             llc_idle: llc_idle_initial,
@@ -245,6 +256,7 @@ impl Simulator {
             groups,
             pending_throttle: Vec::new(),
             bandwidth: BandwidthStats::default(),
+            recorder: None,
         })
     }
 }

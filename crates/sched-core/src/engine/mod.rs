@@ -34,6 +34,7 @@ use std::collections::VecDeque;
 mod accounting;
 mod build;
 mod enqueue;
+mod hotplug;
 mod program;
 mod schedule;
 mod speed;
@@ -60,6 +61,11 @@ pub enum Event {
     Tick(CpuId),
     /// A cgroup's bandwidth period ends: refill its quota.
     BandwidthRefresh(u32),
+    /// A CPU goes offline (`online: false`) or comes back.
+    Hotplug {
+        cpu: CpuId,
+        online: bool,
+    },
     End,
 }
 
@@ -166,6 +172,10 @@ pub struct Simulator {
     pub(crate) spawn_pools: Vec<VecDeque<TaskId>>,
     /// Per LLC: `avg_scan_cost` of `select_idle_cpu`, a running average in ns.
     pub(crate) llc_avg_scan_cost: Vec<u64>,
+    /// The online CPUs (`cpu_online_mask`); the domains span only these.
+    pub online: CpuSet,
+    /// Per-CPU kernel threads parked while their CPU is offline.
+    pub(crate) parked: Vec<TaskId>,
     /// CPUs with scheduler-path time to settle at the end of the event.
     overhead_pending: Vec<CpuId>,
     pub(crate) rq_locks: Vec<SpinLock>,
@@ -178,6 +188,9 @@ pub struct Simulator {
     pub groups: Vec<TaskGroup>,
     pub(crate) pending_throttle: Vec<u32>,
     pub bandwidth: BandwidthStats,
+    /// The decision inspector's recorder (`explain.rs`): `None` except in the
+    /// re-run of `Simulator::explain_record`.
+    pub(crate) recorder: Option<Box<crate::explain::Recorder>>,
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
@@ -244,6 +257,7 @@ impl Simulator {
             }
             Event::Tick(cpu) => self.scheduler_tick(cpu),
             Event::BandwidthRefresh(group) => self.refresh_bandwidth(group),
+            Event::Hotplug { cpu, online } => self.hotplug(cpu, online),
             Event::End => {
                 self.finish();
                 return StepOutcome::Finished;

@@ -60,7 +60,10 @@ impl Simulator {
             }
         }
         self.rqs[cpu_idx].curr = None;
-        if self.rqs[cpu_idx].leftmost().is_none() && self.policy.newidle_balance {
+        if self.rqs[cpu_idx].leftmost().is_none()
+            && self.policy.newidle_balance
+            && self.online.contains(cpu)
+        {
             self.newidle_balance(cpu);
         }
         let next = self.rqs[cpu_idx].leftmost().map(|(_, task)| task);
@@ -141,6 +144,7 @@ impl Simulator {
                 reason
             },
         };
+        self.explain_on_emit(&record);
         self.trace.push(record);
         self.metrics.context_switches += 1;
 

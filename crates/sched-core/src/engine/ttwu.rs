@@ -19,7 +19,22 @@ impl Simulator {
                 .first()
                 .expect("affinity is never empty"),
         };
-        let (cpu, reason) = self.select_task_rq_fork(task_id, parent_cpu);
+        if self.is_parking_kthread(task_id) {
+            // Forked for an offline CPU: parked until it comes back.
+            let task = &mut self.tasks[task_id.0 as usize];
+            task.state = TaskState::Sleeping;
+            self.parked.push(task_id);
+            return;
+        }
+        let (mut cpu, mut reason) = self.select_task_rq_fork(task_id, parent_cpu);
+        if !self.cpu_online(cpu) {
+            let (dest, broke_affinity) = self.select_fallback_rq(task_id, cpu);
+            reason = Reason::Fallback {
+                from: cpu.0,
+                broke_affinity,
+            };
+            cpu = dest;
+        }
         let task = &mut self.tasks[task_id.0 as usize];
         task.cpu = cpu;
         // START_DEBIT: a new task starts one virtual slice after min_vruntime.
@@ -101,7 +116,22 @@ impl Simulator {
         sync: bool,
     ) {
         let pid = self.tasks[task_id.0 as usize].pid.0;
-        let (target, reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
+        if self.is_parking_kthread(task_id) {
+            // Its CPU is offline: it stays parked until the CPU comes back.
+            self.tasks[task_id.0 as usize].state = TaskState::Sleeping;
+            self.parked.push(task_id);
+            return;
+        }
+        let (mut target, mut reason) = self.select_task_rq_wake(task_id, waker_cpu, waker, sync);
+        if !self.cpu_online(target) {
+            // is_cpu_allowed() failed: select_fallback_rq().
+            let (dest, broke_affinity) = self.select_fallback_rq(task_id, target);
+            reason = Reason::Fallback {
+                from: target.0,
+                broke_affinity,
+            };
+            target = dest;
+        }
         self.set_task_cpu(task_id, target, reason);
         self.ttwu_queue(target, waker_cpu);
         let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
@@ -160,8 +190,10 @@ impl Simulator {
         }
     }
 
+    /// An online CPU with nothing to run (an offline CPU is never "idle": no
+    /// placement may choose it).
     pub(crate) fn cpu_is_idle(&self, cpu: CpuId) -> bool {
         let rq = &self.rqs[cpu.0 as usize];
-        rq.curr.is_none() && rq.nr_running == 0
+        rq.curr.is_none() && rq.nr_running == 0 && self.online.contains(cpu)
     }
 }

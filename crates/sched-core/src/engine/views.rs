@@ -188,6 +188,15 @@ impl Simulator {
             }
         }
         for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+            let cpu = CpuId(cpu_idx as u32);
+            let running_here = rq
+                .curr
+                .is_some_and(|task| self.tasks[task.0 as usize].state == TaskState::Running(cpu));
+            if !self.online.contains(cpu) && (!rq.queued.is_empty() || running_here) {
+                return Err(format!("offline CPU {cpu_idx} still holds tasks"));
+            }
+        }
+        for (cpu_idx, rq) in self.rqs.iter().enumerate() {
             let state = &self.cpus[cpu_idx];
             if rq.curr.is_none()
                 && !rq.queued.is_empty()

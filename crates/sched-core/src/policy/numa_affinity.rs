@@ -18,17 +18,18 @@
 //!
 //! "Pinned to a subset" has two forms in the thread. The posted patch (v7) tests
 //! `p->nr_cpus_allowed != num_online_cpus()` ([`AffinityCheck::Ne`]); Peter Zijlstra
-//! suggested `p->nr_cpus_allowed < num_online_cpus()` ([`AffinityCheck::Lt`]). The
-//! model has no CPU hotplug yet: every CPU is online and a task's mask only holds
-//! existing CPUs, so `nr_cpus_allowed <= num_online_cpus()` always and the two agree.
-//! They differ only with CPUs offline: when a CPU goes offline between the fork
+//! suggested `p->nr_cpus_allowed < num_online_cpus()` ([`AffinityCheck::Lt`]). While
+//! every CPU is online, `nr_cpus_allowed <= num_online_cpus()` and the two agree.
+//! They differ only with CPUs offline (a scenario's `hotplug`: `nr_cpus_allowed`
+//! counts the task's mask, offline CPUs included, and `num_online_cpus()` the
+//! online ones): when a CPU goes offline between the fork
 //! copying `nr_cpus_allowed` and `find_idlest_group()` (the thread's systemd-udevd
 //! trace: 124 allowed, 123 online), "ne" limits the allowance and "lt" does not.
 //! Neither catches Peter's counter-example: 8 CPUs, mask 0x55 (4 CPUs), CPUs 4-7
 //! offline (online 0x0f, 4 CPUs): the effective mask 0x05 holds 2 CPUs, yet
 //! `nr_cpus_allowed == num_online_cpus() == 4`, so both tests say "not pinned".
-//! [`pinned_to_subset`] states both tests over plain counts so these cases can be
-//! checked without a hotplug model.
+//! [`pinned_to_subset`] states both tests over plain counts; the scenario
+//! `numa-affinity-hotplug` plays the counter-example.
 
 use crate::domains::SchedDomain;
 use crate::engine::Simulator;
@@ -90,8 +91,7 @@ impl Simulator {
             return sd.imb_numa_nr;
         }
         let allowed = &self.tasks[task_id.0 as usize].affinity;
-        // No hotplug in the model: every CPU of the machine is online.
-        let num_online_cpus = self.topology.n_cpus() as u32;
+        let num_online_cpus = self.online.len() as u32;
         if !pinned_to_subset(spec.check, allowed.len() as u32, num_online_cpus) {
             return sd.imb_numa_nr;
         }

@@ -14,6 +14,7 @@
 //! whenever the walk failed, to show what `should_scan_idle` saves.
 
 use crate::engine::Simulator;
+use crate::explain::{scan_step, Recorder, ScanKind, StepDetail};
 use crate::task::TaskId;
 use crate::topology::CpuId;
 use schemars::JsonSchema;
@@ -72,6 +73,17 @@ impl Simulator {
     /// or its gate says no; otherwise the scan of the target's LLC domain.
     pub(crate) fn sis_package_scan(&self, task_id: TaskId, target: CpuId) -> Option<PackageScan> {
         let spec = &self.policy.sis_scan;
+        if spec.enabled {
+            self.explain(move |sim, rec| {
+                rec.push(StepDetail::PackageScanGate {
+                    gate: spec.gate,
+                    target_cpu: target.0,
+                    target_nr_running: sim.rqs[target.0 as usize].nr_running,
+                    cache_hot: sim.ran_within_migration_cost(task_id),
+                    scans: !spec.gate || sim.should_scan_idle(task_id, target),
+                })
+            });
+        }
         if !spec.enabled || (spec.gate && !self.should_scan_idle(task_id, target)) {
             return None;
         }
@@ -97,6 +109,46 @@ impl Simulator {
                 break;
             }
         }
+        self.explain(move |sim, rec| sim.explain_package_scan(rec, task_id, target));
         Some(scan)
+    }
+
+    /// For the decision inspector: the package scan replayed, read-only (the LLC's
+    /// allowed CPUs in CPU order up to the first idle one).
+    fn explain_package_scan(&self, rec: &Recorder, task_id: TaskId, target: CpuId) {
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let llc = self.topology.llc_of(target).0;
+        let mut cpus = Vec::new();
+        let mut found = None;
+        for cpu in self.topology.llc_cpus[llc as usize].iter() {
+            if !affinity.contains(cpu) {
+                continue;
+            }
+            cpus.push(self.visit(task_id, cpu));
+            if self.cpu_is_idle(cpu) {
+                found = Some(cpu);
+                break;
+            }
+        }
+        let why = match found {
+            Some(cpu) => format!(
+                "package scan (seed 001) of LLC {llc} in CPU order: idle CPU {} after {}",
+                cpu.0,
+                cpus.len()
+            ),
+            None => format!(
+                "package scan (seed 001) of LLC {llc} in CPU order: none of {} idle",
+                cpus.len()
+            ),
+        };
+        rec.push(scan_step(
+            ScanKind::PackageScan,
+            target,
+            Some(llc),
+            None,
+            cpus,
+            found,
+            why,
+        ));
     }
 }

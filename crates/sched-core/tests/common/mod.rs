@@ -36,6 +36,7 @@ pub fn scenario(
         knobs: KnobsSpec::default(),
         costs: CostsSpec::default(),
         background: Default::default(),
+        hotplug: Vec::new(),
     }
 }
 

@@ -1,0 +1,183 @@
+//! `schedlab replay`, run as a user would: files, standard input, gzip, garbage.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../sched-core/tests/fixtures/ftrace"
+);
+
+fn schedlab(args: &[&str], stdin: Option<&[u8]>) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("schedlab runs");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().expect("a stdin pipe");
+        pipe.write_all(bytes).expect("stdin takes the input");
+    }
+    let output = child.wait_with_output().expect("schedlab ends");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn json(args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
+    let (ok, stdout, stderr) = schedlab(args, stdin);
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("schedlab-replay-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn json_has_the_documented_keys_and_counts() {
+    let path = fixture("ftrace_current.txt");
+    let value = json(&["replay", &path, "--json"], None);
+    for key in [
+        "format",
+        "lines",
+        "events",
+        "skipped",
+        "warnings",
+        "cpus",
+        "tasks",
+        "first_ts",
+        "last_ts",
+        "wakeup_latency_us",
+        "migrations",
+        "utilization",
+        "per_cpu",
+    ] {
+        assert!(value.get(key).is_some(), "missing {key} in {value}");
+    }
+    assert_eq!(value["format"], "ftrace");
+    assert_eq!(value["lines"], 37);
+    assert_eq!(value["events"]["sched_switch"], 7);
+    assert_eq!(value["events"]["sched_wakeup"], 2);
+    assert_eq!(value["events"]["sched_wakeup_new"], 1);
+    assert_eq!(value["events"]["sched_migrate_task"], 1);
+    assert_eq!(value["skipped"]["header"]["count"], 12);
+    assert_eq!(value["skipped"]["lost_events"]["first_lines"][0], 20);
+    assert_eq!(value["warnings"][0]["line"], 20);
+    assert_eq!(value["cpus"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(value["tasks"]["4100"], "Web Content");
+    assert_eq!(value["first_ts"].as_f64(), Some(100.0001));
+    assert_eq!(value["last_ts"].as_f64(), Some(100.0015));
+    for key in [
+        "p50", "p75", "p90", "p95", "p99", "p99_5", "p99_9", "min", "max",
+    ] {
+        assert!(
+            value["wakeup_latency_us"][key].is_number(),
+            "missing wakeup_latency_us.{key}"
+        );
+    }
+    assert_eq!(value["wakeup_latency_us"]["samples"], 2);
+    assert_eq!(value["migrations"]["llc"], 1);
+    assert_eq!(value["migrations"]["source"], "sched_migrate_task");
+    assert_eq!(value["migrations"]["topology"], "flat");
+}
+
+#[test]
+fn topology_preset_classes_migrations() {
+    let path = fixture("perf_script.txt");
+    let value = json(
+        &["replay", &path, "--json", "--topology", "teaching-small"],
+        None,
+    );
+    assert_eq!(value["format"], "perf");
+    assert_eq!(value["migrations"]["smt"], 1);
+    assert_eq!(value["migrations"]["topology"], "teaching-small");
+    let (ok, _, stderr) = schedlab(&["replay", &path, "--topology", "no-such-box"], None);
+    assert!(!ok);
+    assert!(stderr.contains("unknown preset"), "{stderr}");
+}
+
+#[test]
+fn text_report_shows_the_parse_and_the_latency_table() {
+    let (ok, stdout, stderr) = schedlab(&["replay", &fixture("trace_cmd.txt")], None);
+    assert!(ok, "{stderr}");
+    for needle in [
+        "format trace-cmd",
+        "events read: sched_switch 4, sched_wakeup 2",
+        "other_event",
+        "*99.0th",
+        "min=",
+        "migrations (inferred, on flat)",
+        "utilization:",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn stdin_works() {
+    let text = std::fs::read(fixture("seed004_wakeup_new.txt")).unwrap();
+    let value = json(&["replay", "-", "--json"], Some(&text));
+    assert_eq!(value["events"]["sched_wakeup_new"], 7);
+    assert_eq!(value["format"], "ftrace");
+    assert_eq!(value["wrappers"][0], "mail-quote");
+    assert_eq!(value["first_ts"].as_f64(), Some(230.784046));
+}
+
+#[test]
+fn gzip_file_works() {
+    let text = std::fs::read(fixture("trace_cmd_raw.txt")).unwrap();
+    let path = temp_path("trace.txt.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&text).unwrap();
+    std::fs::write(&path, encoder.finish().unwrap()).unwrap();
+    let value = json(&["replay", path.to_str().unwrap(), "--json"], None);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(value["format"], "trace-cmd-raw");
+    assert_eq!(value["events"]["sched_switch"], 4);
+    assert_eq!(value["out_of_order"], 2);
+}
+
+#[test]
+fn garbage_gives_a_report_and_exit_0() {
+    let bytes: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+        .collect();
+    let value = json(&["replay", "-", "--json"], Some(&bytes));
+    assert_eq!(value["format"], "unknown");
+    assert_eq!(value["events"], serde_json::json!({}));
+    assert!(value["lines"].as_u64().unwrap() > 0);
+    assert_eq!(value["first_ts"], serde_json::Value::Null);
+    let (ok, stdout, _) = schedlab(&["replay", "-"], Some(b""));
+    assert!(ok);
+    assert!(stdout.contains("0 lines"), "{stdout}");
+}
+
+#[test]
+fn unreadable_files_are_a_clear_error() {
+    let (ok, _, stderr) = schedlab(&["replay", "/no/such/trace.txt"], None);
+    assert!(!ok);
+    assert!(
+        stderr.contains("cannot read /no/such/trace.txt"),
+        "{stderr}"
+    );
+    let path = temp_path("broken.gz");
+    std::fs::write(&path, b"\x1f\x8bnot really gzip").unwrap();
+    let (ok, _, stderr) = schedlab(&["replay", path.to_str().unwrap()], None);
+    std::fs::remove_file(&path).ok();
+    assert!(!ok);
+    assert!(stderr.contains("gzip"), "{stderr}");
+}

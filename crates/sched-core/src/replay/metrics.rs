@@ -1,0 +1,441 @@
+//! Replay metrics: what a parsed trace says about the scheduler's work, rebuilt event
+//! by event per CPU: who runs, who waits, how long a woken task waited to run, where
+//! tasks moved and how busy each CPU was.
+
+use super::parse::{EventData, EventKind, ParsedTrace};
+use crate::metrics::{LatencyPercentiles, Metrics, MigrationCounts};
+use crate::topology::{CpuId, MachineShape, Numbering, Topology};
+use std::collections::{BTreeSet, HashMap};
+
+/// Where the migration counts come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationSource {
+    /// The trace has `sched_migrate_task` events: they are counted.
+    MigrateEvents,
+    /// No `sched_migrate_task` in the trace: a task switching in on another CPU than
+    /// the one it last ran on counts as a migration.
+    Inferred,
+}
+
+impl MigrationSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            MigrationSource::MigrateEvents => "sched_migrate_task",
+            MigrationSource::Inferred => "inferred",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayMigrations {
+    pub counts: MigrationCounts,
+    /// Migrations between CPUs the topology does not have.
+    pub unclassified: u64,
+    pub source: MigrationSource,
+}
+
+impl ReplayMigrations {
+    pub fn total(&self) -> u64 {
+        self.counts.total() + self.unclassified
+    }
+}
+
+/// One CPU over the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuReplay {
+    pub cpu: u32,
+    /// From the CPU's first scheduler event line to the trace's last event line.
+    pub window_ns: u64,
+    /// Time a task other than idle (pid 0) ran, within the window.
+    pub busy_ns: u64,
+    pub utilization: f64,
+    /// `sched_switch` events on this CPU.
+    pub switches: u64,
+    /// Runnable tasks waiting (not running) on this CPU: the most at once, and the
+    /// time-weighted mean over the window.
+    pub max_waiting: u32,
+    pub mean_waiting: f64,
+}
+
+/// What the replay rebuilt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayMetrics {
+    /// Last event time minus first, over every event line (other events included).
+    pub span_ns: u64,
+    /// Wakeups (`sched_wakeup`, `sched_wakeup_new`) of tasks that were not running
+    /// nor already runnable; `success=0` ones excluded.
+    pub wakeups: u64,
+    /// Wakeup to the task's next switch-in, in µs.
+    pub wakeup_latency_us: LatencyPercentiles,
+    /// Wakeups whose task never switched in before the trace ended.
+    pub unmatched_wakeups: u64,
+    /// Wakeups of a task that was running or already runnable (no latency sample).
+    pub wakeups_of_runnable: u64,
+    pub switches: u64,
+    pub migrations: ReplayMigrations,
+    pub cpus: Vec<CpuReplay>,
+    /// Busy time over window time, all CPUs together.
+    pub utilization: f64,
+    /// Switches whose `prev_pid` was not the task the replay had running on that CPU
+    /// (lost events, or a trace that starts mid-way): the count and the first lines.
+    pub inconsistencies: u64,
+    pub inconsistent_lines: Vec<u64>,
+    /// The machine the migrations were classed on.
+    pub topology_name: String,
+}
+
+/// A flat machine (one socket, one LLC, one thread per core) with CPUs `0..=max`
+/// of the CPUs seen: every migration is then `llc`.
+pub fn flat_topology(cpus: &BTreeSet<u32>) -> Topology {
+    let count = cpus.iter().next_back().map(|max| max + 1).unwrap_or(1);
+    Topology::build(MachineShape {
+        name: "flat".into(),
+        sockets: 1,
+        numa_nodes_per_socket: 1,
+        llcs_per_socket: 1,
+        cores_per_llc: count,
+        threads_per_core: 1,
+        numbering: Numbering::Adjacent,
+        cpu_ids: None,
+    })
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct TaskState {
+    running_on: Option<u32>,
+    queued_on: Option<u32>,
+    woken_at: Option<u64>,
+    last_ran_on: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct CpuState {
+    /// The first time anything touched this CPU, and the first event line on it.
+    touched_at: Option<u64>,
+    first_line_at: Option<u64>,
+    /// `Some((pid, since))` once known; pid 0 is idle.
+    current: Option<(u32, u64)>,
+    busy_ns: u64,
+    switches: u64,
+    waiting: u32,
+    max_waiting: u32,
+    waiting_since: u64,
+    waiting_integral: u128,
+}
+
+impl CpuState {
+    fn touch(&mut self, ts: u64) {
+        if self.touched_at.is_none() {
+            self.touched_at = Some(ts);
+            self.waiting_since = ts;
+        }
+    }
+
+    fn set_waiting(&mut self, ts: u64, waiting: u32) {
+        self.touch(ts);
+        let since = self.waiting_since.min(ts);
+        self.waiting_integral += u128::from(self.waiting) * u128::from(ts - since);
+        self.waiting_since = ts;
+        self.waiting = waiting;
+        self.max_waiting = self.max_waiting.max(waiting);
+    }
+}
+
+struct Replayer {
+    cpus: Vec<CpuState>,
+    tasks: HashMap<u32, TaskState>,
+    latency: Metrics,
+    wakeups: u64,
+    wakeups_of_runnable: u64,
+    switches: u64,
+    migrations: MigrationCounts,
+    unclassified: u64,
+    inconsistencies: u64,
+    inconsistent_lines: Vec<u64>,
+}
+
+impl Replayer {
+    fn cpu(&mut self, cpu: u32) -> &mut CpuState {
+        let idx = cpu as usize;
+        if idx >= self.cpus.len() {
+            self.cpus.resize_with(idx + 1, CpuState::default);
+        }
+        &mut self.cpus[idx]
+    }
+
+    fn enqueue(&mut self, ts: u64, pid: u32, cpu: u32) {
+        let previous = self.tasks.entry(pid).or_default().queued_on;
+        if previous == Some(cpu) {
+            return;
+        }
+        if let Some(old) = previous {
+            self.dequeue(ts, pid, old);
+        }
+        self.tasks.entry(pid).or_default().queued_on = Some(cpu);
+        let state = self.cpu(cpu);
+        let waiting = state.waiting + 1;
+        state.set_waiting(ts, waiting);
+    }
+
+    fn dequeue(&mut self, ts: u64, pid: u32, cpu: u32) {
+        self.tasks.entry(pid).or_default().queued_on = None;
+        let state = self.cpu(cpu);
+        let waiting = state.waiting.saturating_sub(1);
+        state.set_waiting(ts, waiting);
+    }
+
+    fn count_migration(&mut self, topology: &Topology, from: u32, to: u32) {
+        if from == to {
+            return;
+        }
+        let n = topology.n_cpus() as u32;
+        if from < n && to < n {
+            self.migrations
+                .count(topology.distance(CpuId(from), CpuId(to)));
+        } else {
+            self.unclassified += 1;
+        }
+    }
+}
+
+/// Rebuilds the trace's scheduling and measures it. `topology` classes migrations
+/// by distance; `None` takes [`flat_topology`] of the CPUs seen.
+pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetrics {
+    let flat;
+    let topology = match topology {
+        Some(topology) => topology,
+        None => {
+            flat = flat_topology(&parsed.report.cpus);
+            &flat
+        }
+    };
+    let source = if parsed
+        .report
+        .events
+        .contains_key(EventKind::SchedMigrateTask.name())
+    {
+        MigrationSource::MigrateEvents
+    } else {
+        MigrationSource::Inferred
+    };
+    let mut replayer = Replayer {
+        cpus: Vec::new(),
+        tasks: HashMap::new(),
+        latency: Metrics::new(0, 0),
+        wakeups: 0,
+        wakeups_of_runnable: 0,
+        switches: 0,
+        migrations: MigrationCounts::default(),
+        unclassified: 0,
+        inconsistencies: 0,
+        inconsistent_lines: Vec::new(),
+    };
+    let first = parsed.events.first().map(|event| event.ts_ns).unwrap_or(0);
+    let first = parsed.report.min_ts_ns.map_or(first, |min| min.min(first));
+    let end = parsed.events.last().map(|event| event.ts_ns).unwrap_or(0);
+    let end = parsed.report.max_ts_ns.map_or(end, |max| max.max(end));
+
+    for event in &parsed.events {
+        let ts = event.ts_ns;
+        let cpu = event.cpu;
+        let learned_current = {
+            let state = replayer.cpu(cpu);
+            state.touch(ts);
+            state.first_line_at.get_or_insert(ts);
+            // Until a switch says otherwise, the line's header names who runs here.
+            let unknown = state.current.is_none();
+            if unknown {
+                state.current = Some((event.ctx_pid, ts));
+            }
+            unknown
+        };
+        if learned_current && event.ctx_pid != 0 {
+            let task = replayer.tasks.entry(event.ctx_pid).or_default();
+            if task.running_on.is_none() && task.queued_on.is_none() {
+                task.running_on = Some(cpu);
+                task.last_ran_on.get_or_insert(cpu);
+            }
+        }
+        match &event.data {
+            EventData::Wakeup {
+                kind,
+                pid,
+                target_cpu,
+                success,
+                ..
+            } => {
+                if *kind == EventKind::SchedWaking || *success == Some(false) || *pid == 0 {
+                    continue;
+                }
+                let target = target_cpu.unwrap_or(cpu);
+                let task = replayer.tasks.entry(*pid).or_default();
+                if task.running_on.is_some() || task.queued_on.is_some() {
+                    replayer.wakeups_of_runnable += 1;
+                    continue;
+                }
+                task.woken_at = Some(ts);
+                replayer.wakeups += 1;
+                replayer.enqueue(ts, *pid, target);
+            }
+            EventData::MigrateTask {
+                pid,
+                orig_cpu,
+                dest_cpu,
+                ..
+            } => {
+                if source == MigrationSource::MigrateEvents {
+                    replayer.count_migration(topology, *orig_cpu, *dest_cpu);
+                }
+                let task = replayer.tasks.entry(*pid).or_default();
+                task.last_ran_on = Some(*dest_cpu);
+                if task.queued_on.is_some() {
+                    replayer.enqueue(ts, *pid, *dest_cpu);
+                }
+            }
+            EventData::Switch {
+                prev_pid,
+                prev_state,
+                next_pid,
+                ..
+            } => {
+                replayer.switches += 1;
+                let state = replayer.cpu(cpu);
+                state.switches += 1;
+                if let Some((current, since)) = state.current {
+                    if current != 0 {
+                        state.busy_ns += ts.saturating_sub(since);
+                    }
+                    if current != *prev_pid {
+                        replayer.inconsistencies += 1;
+                        if replayer.inconsistent_lines.len() < 5 {
+                            replayer.inconsistent_lines.push(event.line);
+                        }
+                        if current != 0 {
+                            let task = replayer.tasks.entry(current).or_default();
+                            if task.running_on == Some(cpu) {
+                                task.running_on = None;
+                            }
+                        }
+                    }
+                }
+                if *prev_pid != 0 {
+                    let task = replayer.tasks.entry(*prev_pid).or_default();
+                    task.running_on = None;
+                    task.last_ran_on = Some(cpu);
+                    if prev_state.is_runnable() {
+                        replayer.enqueue(ts, *prev_pid, cpu);
+                    }
+                }
+                if *next_pid != 0 {
+                    let task = *replayer.tasks.entry(*next_pid).or_default();
+                    if let Some(queued) = task.queued_on {
+                        replayer.dequeue(ts, *next_pid, queued);
+                    }
+                    if let Some(other) = task.running_on {
+                        if other != cpu {
+                            // Its switch-out on the other CPU was lost.
+                            let other_state = replayer.cpu(other);
+                            if let Some((pid, since)) = other_state.current {
+                                if pid == *next_pid {
+                                    other_state.busy_ns += ts.saturating_sub(since);
+                                    other_state.current = None;
+                                }
+                            }
+                        }
+                    }
+                    if let Some(woken) = task.woken_at {
+                        replayer
+                            .latency
+                            .record_latency(ts.saturating_sub(woken).max(1));
+                    }
+                    if source == MigrationSource::Inferred {
+                        if let Some(last) = task.last_ran_on {
+                            replayer.count_migration(topology, last, cpu);
+                        }
+                    }
+                    let task = replayer.tasks.entry(*next_pid).or_default();
+                    task.woken_at = None;
+                    task.running_on = Some(cpu);
+                    task.last_ran_on = Some(cpu);
+                }
+                replayer.cpu(cpu).current = Some((*next_pid, ts));
+            }
+            EventData::ProcessExit { pid, .. } => {
+                let task = *replayer.tasks.entry(*pid).or_default();
+                if let Some(queued) = task.queued_on {
+                    replayer.dequeue(ts, *pid, queued);
+                }
+                replayer.tasks.entry(*pid).or_default().woken_at = None;
+            }
+            EventData::ProcessFork { .. } | EventData::ProcessExec { .. } => {}
+        }
+    }
+
+    let unmatched_wakeups = replayer
+        .tasks
+        .values()
+        .filter(|task| task.woken_at.is_some())
+        .count() as u64;
+    let mut cpus = Vec::new();
+    let mut busy_total = 0u64;
+    let mut window_total = 0u64;
+    for (idx, state) in replayer.cpus.iter_mut().enumerate() {
+        let Some(touched) = state.touched_at else {
+            continue;
+        };
+        if let Some((pid, since)) = state.current {
+            if pid != 0 {
+                state.busy_ns += end.saturating_sub(since);
+            }
+        }
+        let waiting = state.waiting;
+        state.set_waiting(end.max(touched), waiting);
+        let window_ns = state
+            .first_line_at
+            .map(|at| end.saturating_sub(at))
+            .unwrap_or(0);
+        let busy_ns = state.busy_ns.min(window_ns);
+        let waiting_window = end.saturating_sub(touched);
+        busy_total += busy_ns;
+        window_total += window_ns;
+        cpus.push(CpuReplay {
+            cpu: idx as u32,
+            window_ns,
+            busy_ns,
+            utilization: ratio(busy_ns, window_ns),
+            switches: state.switches,
+            max_waiting: state.max_waiting,
+            mean_waiting: if waiting_window == 0 {
+                0.0
+            } else {
+                state.waiting_integral as f64 / waiting_window as f64
+            },
+        });
+    }
+    ReplayMetrics {
+        span_ns: end - first,
+        wakeups: replayer.wakeups,
+        wakeup_latency_us: replayer.latency.latency_percentiles(),
+        unmatched_wakeups,
+        wakeups_of_runnable: replayer.wakeups_of_runnable,
+        switches: replayer.switches,
+        migrations: ReplayMigrations {
+            counts: replayer.migrations,
+            unclassified: replayer.unclassified,
+            source,
+        },
+        cpus,
+        utilization: ratio(busy_total, window_total),
+        inconsistencies: replayer.inconsistencies,
+        inconsistent_lines: replayer.inconsistent_lines,
+        topology_name: topology.shape.name.clone(),
+    }
+}
+
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}

@@ -1,0 +1,1471 @@
+//! Reading scheduler trace text as users paste it: the kernel's `trace` file (with or
+//! without the TGID column and the irq-info flags), `trace-cmd report` (default and
+//! `-R`), `perf script`, `ftrace_dump` console output, Android systrace wrappers and
+//! mail quoting. See `docs/replay.md` and `/work/shared/design/FTRACE.md`.
+//!
+//! Nothing here is fatal: a line that is not a scheduler event is skipped and counted
+//! by reason, and the parse always ends with a [`ParseReport`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Lines longer than this are skipped unread (a 10 MB line of minified JavaScript in
+/// a systrace file, binary garbage without newlines).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// CPU numbers at or above this are taken as garbage (the kernel's `NR_CPUS` limit).
+pub const MAX_CPUS: u32 = 8192;
+/// How many line numbers each skip reason remembers.
+pub const FIRST_LINES_KEPT: usize = 5;
+/// How many warnings are kept; the rest are only counted.
+pub const WARNINGS_KEPT: usize = 50;
+/// The header (task, pid, TGID, CPU, flags, timestamp) sits within this many bytes of
+/// the line's start.
+const HEADER_SEARCH_BYTES: usize = 512;
+
+/// The scheduler events the replay uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EventKind {
+    SchedSwitch,
+    SchedWakeup,
+    SchedWakeupNew,
+    SchedWaking,
+    SchedMigrateTask,
+    SchedProcessFork,
+    SchedProcessExec,
+    SchedProcessExit,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 8] = [
+        EventKind::SchedSwitch,
+        EventKind::SchedWakeup,
+        EventKind::SchedWakeupNew,
+        EventKind::SchedWaking,
+        EventKind::SchedMigrateTask,
+        EventKind::SchedProcessFork,
+        EventKind::SchedProcessExec,
+        EventKind::SchedProcessExit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::SchedSwitch => "sched_switch",
+            EventKind::SchedWakeup => "sched_wakeup",
+            EventKind::SchedWakeupNew => "sched_wakeup_new",
+            EventKind::SchedWaking => "sched_waking",
+            EventKind::SchedMigrateTask => "sched_migrate_task",
+            EventKind::SchedProcessFork => "sched_process_fork",
+            EventKind::SchedProcessExec => "sched_process_exec",
+            EventKind::SchedProcessExit => "sched_process_exit",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
+/// The switched-out task's state, from `prev_state` (letters, or a number with
+/// `trace-cmd report -R`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrevState {
+    /// `R`: runnable (no state bit set). trace-cmd's short form prints a preempted
+    /// task as `R` too.
+    Runnable,
+    /// `R+`: preempted.
+    Preempted,
+    /// `S`, `D`, `T`, `t`, `I`, `P`, `W`, `K` and their combinations: off the runqueue.
+    Blocked,
+    /// `X`, `Z`, `x` (2.6.3x), or `64`/`16`/`32` raw: the task is exiting.
+    Dead,
+    /// No `prev_state`, or one not understood.
+    Unknown,
+}
+
+impl PrevState {
+    /// Whether the task stays on its runqueue after switching out.
+    pub fn is_runnable(self) -> bool {
+        matches!(self, PrevState::Runnable | PrevState::Preempted)
+    }
+
+    /// From the text after `prev_state=` or the short form's state column.
+    pub fn parse(text: &str) -> PrevState {
+        let text = text.trim().trim_start_matches('(').trim_end_matches(')');
+        if text.is_empty() {
+            return PrevState::Unknown;
+        }
+        if text.bytes().all(|byte| byte.is_ascii_digit()) {
+            return match text.parse::<u64>() {
+                Ok(0) => PrevState::Runnable,
+                // TASK_STATE_MAX / TASK_REPORT_MAX marks preemption: 1024 on 3.x,
+                // 4096 on 4.8-4.13, 256 from 4.14.
+                Ok(256) | Ok(1024) | Ok(4096) => PrevState::Preempted,
+                Ok(16) | Ok(32) | Ok(64) => PrevState::Dead,
+                Ok(_) => PrevState::Blocked,
+                Err(_) => PrevState::Unknown,
+            };
+        }
+        match text {
+            "R" => PrevState::Runnable,
+            "R+" => PrevState::Preempted,
+            _ => {
+                let letters_ok = text.bytes().all(|byte| b"SDTtXZxKWPIN|+".contains(&byte));
+                if !letters_ok {
+                    PrevState::Unknown
+                } else if text.contains(['X', 'Z', 'x']) {
+                    PrevState::Dead
+                } else {
+                    PrevState::Blocked
+                }
+            }
+        }
+    }
+}
+
+/// One scheduler event, with the fields the replay needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Nanoseconds (the trace's clock; µs precision for most formats).
+    pub ts_ns: u64,
+    /// The CPU the event was recorded on.
+    pub cpu: u32,
+    /// The task current on `cpu` per the line's header (0 = idle). `perf script`
+    /// prints a tid that can be from inside a PID namespace.
+    pub ctx_pid: u32,
+    /// 1-based line number in the input.
+    pub line: u64,
+    pub data: EventData,
+}
+
+impl Event {
+    pub fn kind(&self) -> EventKind {
+        match &self.data {
+            EventData::Switch { .. } => EventKind::SchedSwitch,
+            EventData::Wakeup { kind, .. } => *kind,
+            EventData::MigrateTask { .. } => EventKind::SchedMigrateTask,
+            EventData::ProcessFork { .. } => EventKind::SchedProcessFork,
+            EventData::ProcessExec { .. } => EventKind::SchedProcessExec,
+            EventData::ProcessExit { .. } => EventKind::SchedProcessExit,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventData {
+    Switch {
+        prev_comm: String,
+        prev_pid: u32,
+        prev_prio: Option<i32>,
+        prev_state: PrevState,
+        next_comm: String,
+        next_pid: u32,
+        next_prio: Option<i32>,
+    },
+    /// `sched_wakeup`, `sched_wakeup_new` or `sched_waking` (`kind`).
+    Wakeup {
+        kind: EventKind,
+        comm: String,
+        pid: u32,
+        prio: Option<i32>,
+        /// `target_cpu=`, the short form's `CPU:005` or 2.6.31's `[5]`; absent in
+        /// some forms (the replay then takes the event's CPU).
+        target_cpu: Option<u32>,
+        /// Before 4.3: `success=0` means the task was already running.
+        success: Option<bool>,
+    },
+    MigrateTask {
+        comm: String,
+        pid: u32,
+        prio: Option<i32>,
+        orig_cpu: u32,
+        dest_cpu: u32,
+    },
+    ProcessFork {
+        comm: String,
+        pid: u32,
+        child_comm: String,
+        child_pid: u32,
+    },
+    ProcessExec {
+        filename: String,
+        pid: u32,
+        old_pid: Option<u32>,
+    },
+    ProcessExit {
+        comm: String,
+        pid: u32,
+        prio: Option<i32>,
+    },
+}
+
+/// Why a line was not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    Blank,
+    /// `#` lines, `trace-cmd report`'s `version = 6`, `cpus=N`, `CPU N is empty`.
+    Header,
+    /// `CPU:N [LOST M EVENTS]` (also a warning).
+    LostEvents,
+    /// `##### CPU N buffer started ####`.
+    BufferStarted,
+    /// `<stack trace>` and its ` => frame` lines.
+    StackTrace,
+    /// Function-tracer lines (`func+0x14/0x1acc <-caller+0xc0/0x41c`).
+    FunctionTracer,
+    /// `tracing_mark_write:` / `print:` app markers.
+    Marker,
+    /// Another event (`sched_stat_runtime`, `cpu_idle`, `irq_handler_entry`, ...):
+    /// counted by name in [`ParseReport::other_events`].
+    OtherEvent,
+    /// HTML, JavaScript and JSON around systrace text.
+    Markup,
+    /// Kernel log lines around an `ftrace_dump` (`Dumping ftrace buffer:`, `-----`).
+    KernelLog,
+    /// `***`, `...` and similar annotations between pasted events.
+    Annotation,
+    /// A scheduler event whose payload could not be read (wrapped or cut lines).
+    BadPayload,
+    /// The wrapped rest of the line before it, read joined to that line.
+    Continuation,
+    /// Longer than [`MAX_LINE_BYTES`].
+    TooLong,
+    Unrecognised,
+}
+
+impl SkipReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Blank => "blank",
+            SkipReason::Header => "header",
+            SkipReason::LostEvents => "lost_events",
+            SkipReason::BufferStarted => "buffer_started",
+            SkipReason::StackTrace => "stack_trace",
+            SkipReason::FunctionTracer => "function_tracer",
+            SkipReason::Marker => "marker",
+            SkipReason::OtherEvent => "other_event",
+            SkipReason::Markup => "markup",
+            SkipReason::KernelLog => "kernel_log",
+            SkipReason::Annotation => "annotation",
+            SkipReason::BadPayload => "bad_payload",
+            SkipReason::Continuation => "continuation",
+            SkipReason::TooLong => "too_long",
+            SkipReason::Unrecognised => "unrecognised",
+        }
+    }
+}
+
+/// How many lines were skipped for one reason, and the first few line numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SkipCount {
+    pub count: u64,
+    pub first_lines: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// 1-based line number, when the warning concerns one line.
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+/// What the parse saw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParseReport {
+    /// Line layouts (`ftrace`, `ftrace-tgid`, `trace-cmd`, `trace-cmd-raw`, `perf`,
+    /// `ftrace_dump`) by the number of event lines in each.
+    pub formats: BTreeMap<String, u64>,
+    /// Containers the text was found in: `mail-quote`, `systrace-html`,
+    /// `systrace-legacy`, `dmesg`.
+    pub wrappers: BTreeSet<String>,
+    pub lines: u64,
+    /// Scheduler events read, by event name.
+    pub events: BTreeMap<&'static str, u64>,
+    /// Other events seen (skipped as `other_event`), by event name.
+    pub other_events: BTreeMap<String, u64>,
+    pub skipped: BTreeMap<SkipReason, SkipCount>,
+    pub warnings: Vec<Warning>,
+    /// Warnings beyond [`WARNINGS_KEPT`], counted only.
+    pub warnings_dropped: u64,
+    /// `CPU:N [LOST M EVENTS]`: the sum of M.
+    pub lost_events: u64,
+    pub cpus: BTreeSet<u32>,
+    /// pid → the last comm seen for it (`<...>` never replaces a known comm); pid 0
+    /// (the idle tasks) is left out.
+    pub tasks: BTreeMap<u32, String>,
+    /// Seconds: the timestamps of the first and last event lines in file order.
+    pub first_ts: Option<f64>,
+    pub last_ts: Option<f64>,
+    /// Events whose timestamp is below an earlier line's (they are sorted).
+    pub out_of_order: u64,
+    /// Nanoseconds: the earliest and latest timestamps of any event line (other
+    /// events included), the span the replay measures utilisation over.
+    pub min_ts_ns: Option<u64>,
+    pub max_ts_ns: Option<u64>,
+}
+
+impl ParseReport {
+    /// The main layout: the one with the most event lines (`unknown` with none).
+    pub fn format(&self) -> String {
+        self.formats
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(name, _)| name.clone())
+            .unwrap_or_else(|| "unknown".to_string())
+    }
+
+    /// Scheduler events read, all kinds together.
+    pub fn events_total(&self) -> u64 {
+        self.events.values().sum()
+    }
+
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().map(|skip| skip.count).sum()
+    }
+}
+
+/// The parse result: events sorted by time (stable) and the report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParsedTrace {
+    pub events: Vec<Event>,
+    pub report: ParseReport,
+}
+
+/// Parses a whole text.
+pub fn parse(text: &str) -> ParsedTrace {
+    let mut parser = Parser::new();
+    parser.feed(text);
+    parser.finish()
+}
+
+/// The streaming parser: `feed` chunks of text (split anywhere), then `finish`.
+#[derive(Debug, Default)]
+pub struct Parser {
+    pending: String,
+    /// The pending line grew past [`MAX_LINE_BYTES`]: drop it up to its newline.
+    overflow: bool,
+    events: Vec<Event>,
+    report: ParseReport,
+    max_ts: u64,
+    first_out_of_order: Option<u64>,
+    html: bool,
+    in_script: ScriptBlock,
+    legacy: bool,
+    /// Evidence that flagless lines come from `trace-cmd report`.
+    trace_cmd_hint: bool,
+    /// A numeric `prev_state` was seen: `trace-cmd report -R`.
+    trace_cmd_raw: bool,
+    flagless_lines: u64,
+    /// The previous line, held back one line in case the next one continues it (a
+    /// line wrapped by a mail client): its number and text.
+    held: Option<(u64, String)>,
+    /// The line being handled (for the skip counts).
+    current_line: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ScriptBlock {
+    #[default]
+    Outside,
+    /// Just after `<script class="trace-data" ...>`: the first line tells text from JSON.
+    Start,
+    Text,
+    Json,
+}
+
+/// The parsed header and the event name, borrowed from the line.
+struct Head<'a> {
+    comm: &'a str,
+    pid: u32,
+    cpu: u32,
+    ts_ns: u64,
+    layout: Layout,
+    name: &'a str,
+    /// Spaces between the event name's colon and the payload.
+    pad: usize,
+    payload: &'a str,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// `trace` file with irq-info flags.
+    Ftrace,
+    FtraceTgid,
+    /// No flags: `trace-cmd report` or `trace` without irq-info.
+    Flagless,
+    Perf,
+    Dump,
+}
+
+enum Payload {
+    Event(EventData, PayloadForm),
+    Bad,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PayloadForm {
+    KeyValue,
+    /// `trace-cmd`'s plugin short forms.
+    Short,
+    /// 2.6.31's `task comm:pid [prio]` (the kernel's own text).
+    Short2631,
+    /// `prev_state` printed as a number (`trace-cmd report -R`).
+    RawState,
+}
+
+impl Parser {
+    pub fn new() -> Parser {
+        Parser::default()
+    }
+
+    /// Reads a chunk; a line may continue into the next chunk.
+    pub fn feed(&mut self, chunk: &str) {
+        let mut rest = chunk;
+        while let Some(newline) = rest.find('\n') {
+            let piece = &rest[..newline];
+            rest = &rest[newline + 1..];
+            if self.overflow || self.pending.len() + piece.len() > MAX_LINE_BYTES {
+                self.overflow = false;
+                self.pending.clear();
+                self.too_long_line();
+            } else if self.pending.is_empty() {
+                self.push_line(piece);
+            } else {
+                let mut line = std::mem::take(&mut self.pending);
+                line.push_str(piece);
+                self.push_line(&line);
+            }
+        }
+        if self.overflow {
+            return;
+        }
+        if self.pending.len() + rest.len() > MAX_LINE_BYTES {
+            self.overflow = true;
+            self.pending.clear();
+        } else {
+            self.pending.push_str(rest);
+        }
+    }
+
+    /// Reads the last line (if it has no newline), sorts the events and returns them
+    /// with the report.
+    pub fn finish(mut self) -> ParsedTrace {
+        if self.overflow {
+            self.too_long_line();
+        } else if !self.pending.is_empty() {
+            let line = std::mem::take(&mut self.pending);
+            self.push_line(&line);
+        }
+        self.flush_held();
+        if self.flagless_lines > 0 {
+            let name = if self.trace_cmd_raw {
+                "trace-cmd-raw"
+            } else if self.trace_cmd_hint {
+                "trace-cmd"
+            } else {
+                "ftrace"
+            };
+            *self.report.formats.entry(name.to_string()).or_default() += self.flagless_lines;
+        }
+        if self.report.out_of_order > 0 {
+            let line = self.first_out_of_order;
+            self.warn(
+                line,
+                format!(
+                    "{} events are earlier than a line before them (timestamps out of order across CPUs); events were sorted by time",
+                    self.report.out_of_order
+                ),
+            );
+            self.events.sort_by_key(|event| event.ts_ns);
+        }
+        ParsedTrace {
+            events: self.events,
+            report: self.report,
+        }
+    }
+
+    fn too_long_line(&mut self) {
+        self.flush_held();
+        self.report.lines += 1;
+        self.current_line = self.report.lines;
+        self.skip(SkipReason::TooLong);
+    }
+
+    fn flush_held(&mut self) {
+        if let Some((line_no, text)) = self.held.take() {
+            self.line(line_no, &text);
+        }
+    }
+
+    /// Takes one line: holds it back one line, joining the next to it when that one
+    /// is the wrapped rest of a scheduler event (only `key=value` fields).
+    fn push_line(&mut self, raw: &str) {
+        self.report.lines += 1;
+        let line_no = self.report.lines;
+        if let Some((held_no, held_text)) = self.held.take() {
+            match continuation(raw) {
+                Some(rest)
+                    if held_text.contains(": sched_")
+                        && !held_text
+                            .contains(&format!(" {}=", rest.split('=').next().unwrap_or(rest))) =>
+                {
+                    let mut joined = held_text;
+                    let joined_base = joined.trim_end().len();
+                    joined.truncate(joined_base);
+                    joined.push(' ');
+                    joined.push_str(rest);
+                    self.line(held_no, &joined);
+                    self.current_line = line_no;
+                    self.skip(SkipReason::Continuation);
+                    return;
+                }
+                _ => self.line(held_no, &held_text),
+            }
+        }
+        self.held = Some((line_no, raw.to_string()));
+    }
+
+    fn skip(&mut self, reason: SkipReason) {
+        let line = self.current_line;
+        let entry = self.report.skipped.entry(reason).or_default();
+        entry.count += 1;
+        if entry.first_lines.len() < FIRST_LINES_KEPT {
+            entry.first_lines.push(line);
+        }
+    }
+
+    fn warn(&mut self, line: Option<u64>, message: String) {
+        if self.report.warnings.len() < WARNINGS_KEPT {
+            self.report.warnings.push(Warning { line, message });
+        } else {
+            self.report.warnings_dropped += 1;
+        }
+    }
+
+    fn wrapper(&mut self, name: &str) {
+        if !self.report.wrappers.contains(name) {
+            self.report.wrappers.insert(name.to_string());
+        }
+    }
+
+    fn note_task(&mut self, pid: u32, comm: &str) {
+        let comm = comm.trim();
+        if pid == 0 || comm.is_empty() || comm == "<...>" || comm == "<idle>" {
+            if pid != 0 {
+                self.report
+                    .tasks
+                    .entry(pid)
+                    .or_insert_with(|| "<...>".into());
+            }
+            return;
+        }
+        match self.report.tasks.get_mut(&pid) {
+            Some(known) if known == comm => {}
+            Some(known) => *known = comm.to_string(),
+            None => {
+                self.report.tasks.insert(pid, comm.to_string());
+            }
+        }
+    }
+
+    /// One line, without its newline.
+    fn line(&mut self, line_no: u64, raw: &str) {
+        self.current_line = line_no;
+        let mut text = raw.strip_suffix('\r').unwrap_or(raw);
+
+        // Legacy systrace: `var linuxPerfData = "\` then lines ending in `\n\`.
+        if text.contains("var linuxPerfData") {
+            self.legacy = true;
+            self.wrapper("systrace-legacy");
+            self.skip(SkipReason::Markup);
+            return;
+        }
+        if let Some(stripped) = text.strip_suffix("\\n\\") {
+            text = stripped;
+            self.wrapper("systrace-legacy");
+        } else if self.legacy && text.trim_start().starts_with('"') {
+            self.skip(SkipReason::Markup);
+            return;
+        }
+
+        // Mail and chat quoting: `> `, `>> `, `> | `.
+        let mut quoted = false;
+        loop {
+            let trimmed = text.trim_start();
+            if let Some(rest) = trimmed.strip_prefix('>') {
+                text = rest.strip_prefix(' ').unwrap_or(rest);
+                quoted = true;
+            } else {
+                break;
+            }
+        }
+        if quoted {
+            self.wrapper("mail-quote");
+            let trimmed = text.trim_start();
+            if let Some(rest) = trimmed.strip_prefix('|') {
+                text = rest.strip_prefix(' ').unwrap_or(rest);
+            }
+        }
+
+        // Systrace HTML: only the text `trace-data` blocks hold trace lines.
+        let trimmed = text.trim();
+        if self.html_line(trimmed) {
+            return;
+        }
+
+        if trimmed.is_empty() {
+            self.skip(SkipReason::Blank);
+            return;
+        }
+
+        // A dmesg prefix `[  123.456789] ` (ftrace_dump on the console).
+        let mut dmesg = false;
+        if let Some(rest) = strip_dmesg_prefix(trimmed) {
+            text = rest;
+            dmesg = true;
+            self.wrapper("dmesg");
+        }
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            self.skip(SkipReason::Blank);
+            return;
+        }
+
+        if let Some(reason) = self.line_kind(trimmed, line_no) {
+            self.skip(reason);
+            return;
+        }
+
+        match split_event(text) {
+            Some(head) => self.event_line(head, line_no),
+            None => {
+                let reason = classify_other(trimmed, dmesg);
+                self.skip(reason);
+            }
+        }
+    }
+
+    /// Handles systrace HTML structure; true when the line was consumed.
+    fn html_line(&mut self, trimmed: &str) -> bool {
+        let lower_start = |prefix: &str| {
+            trimmed.len() >= prefix.len()
+                && trimmed.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+        };
+        if lower_start("<!doctype html") || lower_start("<html") {
+            self.html = true;
+            self.wrapper("systrace-html");
+            self.skip(SkipReason::Markup);
+            return true;
+        }
+        if trimmed.contains("<!-- BEGIN TRACE -->") || trimmed.contains("<!-- END TRACE -->") {
+            self.html = true;
+            self.wrapper("systrace-html");
+            self.skip(SkipReason::Markup);
+            return true;
+        }
+        if lower_start("<script") && trimmed.contains("trace-data") {
+            self.html = true;
+            self.wrapper("systrace-html");
+            self.in_script = ScriptBlock::Start;
+            self.skip(SkipReason::Markup);
+            return true;
+        }
+        if self.in_script != ScriptBlock::Outside && lower_start("</script") {
+            self.in_script = ScriptBlock::Outside;
+            self.skip(SkipReason::Markup);
+            return true;
+        }
+        match self.in_script {
+            ScriptBlock::Start if !trimmed.is_empty() => {
+                if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                    self.in_script = ScriptBlock::Json;
+                    self.skip(SkipReason::Markup);
+                    return true;
+                }
+                self.in_script = ScriptBlock::Text;
+                false
+            }
+            ScriptBlock::Json => {
+                self.skip(SkipReason::Markup);
+                true
+            }
+            ScriptBlock::Start | ScriptBlock::Text => false,
+            ScriptBlock::Outside if self.html && !self.legacy => {
+                self.skip(SkipReason::Markup);
+                true
+            }
+            ScriptBlock::Outside => false,
+        }
+    }
+
+    /// Lines recognised by their start: headers, lost events, stack traces.
+    fn line_kind(&mut self, trimmed: &str, line_no: u64) -> Option<SkipReason> {
+        if trimmed.starts_with('#') {
+            if trimmed.starts_with("#####") && trimmed.contains("buffer started") {
+                return Some(SkipReason::BufferStarted);
+            }
+            return Some(SkipReason::Header);
+        }
+        if let Some(rest) = trimmed.strip_prefix("CPU:") {
+            if let Some(lost_at) = rest.find("[LOST ") {
+                let cpu = leading_u32(rest).map(|(cpu, _)| cpu);
+                let count = leading_u64(&rest[lost_at + 6..]).map(|(count, _)| count);
+                self.report.lost_events =
+                    self.report.lost_events.saturating_add(count.unwrap_or(0));
+                let message = match (cpu, count) {
+                    (Some(cpu), Some(count)) => format!(
+                        "CPU {cpu} lost {count} events here: what the replay rebuilds around this point may be wrong"
+                    ),
+                    _ => "lost events here: what the replay rebuilds around this point may be wrong".to_string(),
+                };
+                self.warn(Some(line_no), message);
+                return Some(SkipReason::LostEvents);
+            }
+        }
+        if trimmed.starts_with("<stack trace>")
+            || trimmed.starts_with("<user stack trace>")
+            || trimmed.starts_with("=>")
+        {
+            return Some(SkipReason::StackTrace);
+        }
+        if trimmed.starts_with("version =")
+            || trimmed.starts_with("cpus=")
+            || (trimmed.starts_with("CPU ") && trimmed.ends_with(" is empty"))
+        {
+            self.trace_cmd_hint = true;
+            return Some(SkipReason::Header);
+        }
+        None
+    }
+
+    fn event_line(&mut self, head: Head<'_>, line_no: u64) {
+        let seconds = head.ts_ns as f64 / 1e9;
+        if self.report.first_ts.is_none() {
+            self.report.first_ts = Some(seconds);
+        }
+        self.report.last_ts = Some(seconds);
+        let min = self.report.min_ts_ns.get_or_insert(head.ts_ns);
+        *min = (*min).min(head.ts_ns);
+        let max = self.report.max_ts_ns.get_or_insert(head.ts_ns);
+        *max = (*max).max(head.ts_ns);
+        self.report.cpus.insert(head.cpu);
+        self.note_task(head.pid, head.comm);
+        let name = head.name;
+        let Some(kind) = EventKind::from_name(name) else {
+            if name == "tracing_mark_write" || name == "print" {
+                self.skip(SkipReason::Marker);
+            } else {
+                let name: String = name.chars().take(64).collect();
+                *self.report.other_events.entry(name).or_default() += 1;
+                self.skip(SkipReason::OtherEvent);
+            }
+            return;
+        };
+        let (data, form) = match parse_payload(kind, head.payload) {
+            Payload::Event(data, form) => (data, form),
+            Payload::Bad => {
+                self.skip(SkipReason::BadPayload);
+                return;
+            }
+        };
+        if let Some(cpu) = referenced_cpu_out_of_range(&data) {
+            self.warn(
+                Some(line_no),
+                format!(
+                    "{} names CPU {cpu}, beyond any machine: line skipped",
+                    kind.name()
+                ),
+            );
+            self.skip(SkipReason::BadPayload);
+            return;
+        }
+        let layout = match head.layout {
+            Layout::Ftrace => "ftrace",
+            Layout::FtraceTgid => "ftrace-tgid",
+            Layout::Perf => "perf",
+            Layout::Dump => "ftrace_dump",
+            Layout::Flagless => match form {
+                PayloadForm::RawState => {
+                    self.trace_cmd_raw = true;
+                    ""
+                }
+                PayloadForm::Short => "trace-cmd",
+                PayloadForm::Short2631 => "ftrace",
+                PayloadForm::KeyValue => {
+                    if head.pad >= 2 {
+                        self.trace_cmd_hint = true;
+                    }
+                    ""
+                }
+            },
+        };
+        if layout.is_empty() {
+            self.flagless_lines += 1;
+        } else {
+            if layout.starts_with("trace-cmd") {
+                self.trace_cmd_hint = true;
+            }
+            *self.report.formats.entry(layout.to_string()).or_default() += 1;
+        }
+        match &data {
+            EventData::Switch {
+                prev_comm,
+                prev_pid,
+                next_comm,
+                next_pid,
+                ..
+            } => {
+                self.note_task(*prev_pid, prev_comm);
+                self.note_task(*next_pid, next_comm);
+            }
+            EventData::Wakeup {
+                comm,
+                pid,
+                target_cpu,
+                ..
+            } => {
+                self.note_task(*pid, comm);
+                if let Some(cpu) = target_cpu {
+                    self.report.cpus.insert(*cpu);
+                }
+            }
+            EventData::MigrateTask {
+                comm,
+                pid,
+                orig_cpu,
+                dest_cpu,
+                ..
+            } => {
+                self.note_task(*pid, comm);
+                self.report.cpus.insert(*orig_cpu);
+                self.report.cpus.insert(*dest_cpu);
+            }
+            EventData::ProcessFork {
+                comm,
+                pid,
+                child_comm,
+                child_pid,
+            } => {
+                self.note_task(*pid, comm);
+                self.note_task(*child_pid, child_comm);
+            }
+            EventData::ProcessExec { filename, pid, .. } => {
+                let base = filename.rsplit('/').next().unwrap_or(filename);
+                let comm: String = base.chars().take(15).collect();
+                self.note_task(*pid, &comm);
+            }
+            EventData::ProcessExit { comm, pid, .. } => self.note_task(*pid, comm),
+        }
+        *self.report.events.entry(kind.name()).or_default() += 1;
+        if head.ts_ns < self.max_ts {
+            self.report.out_of_order += 1;
+            self.first_out_of_order.get_or_insert(line_no);
+        }
+        self.max_ts = self.max_ts.max(head.ts_ns);
+        self.events.push(Event {
+            ts_ns: head.ts_ns,
+            cpu: head.cpu,
+            ctx_pid: head.pid,
+            line: line_no,
+            data,
+        });
+    }
+}
+
+fn referenced_cpu_out_of_range(data: &EventData) -> Option<u32> {
+    match data {
+        EventData::Wakeup {
+            target_cpu: Some(cpu),
+            ..
+        } if *cpu >= MAX_CPUS => Some(*cpu),
+        EventData::MigrateTask {
+            orig_cpu, dest_cpu, ..
+        } => [*orig_cpu, *dest_cpu]
+            .into_iter()
+            .find(|cpu| *cpu >= MAX_CPUS),
+        _ => None,
+    }
+}
+
+/// The text of a line that holds only `key=value` fields (after mail quoting): the
+/// wrapped rest of the line before it.
+fn continuation(raw: &str) -> Option<&str> {
+    let mut text = raw.trim();
+    while let Some(rest) = text.strip_prefix('>') {
+        text = rest.trim_start();
+    }
+    let text = text.strip_prefix('|').unwrap_or(text).trim();
+    if text.is_empty() || text.len() > 512 {
+        return None;
+    }
+    let all_fields = text.split_whitespace().all(|token| {
+        token == "==>"
+            || token.split_once('=').is_some_and(|(key, _)| {
+                !key.is_empty()
+                    && key.as_bytes()[0].is_ascii_alphabetic()
+                    && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            })
+    });
+    all_fields.then_some(text)
+}
+
+/// What an unparsed line is, for the skip counts.
+fn classify_other(trimmed: &str, dmesg: bool) -> SkipReason {
+    if trimmed.contains(" <-") {
+        return SkipReason::FunctionTracer;
+    }
+    if trimmed.bytes().all(|byte| {
+        matches!(
+            byte,
+            b'*' | b'.' | b'-' | b'=' | b'~' | b'[' | b']' | b' ' | b'\t'
+        )
+    }) || trimmed.starts_with("...")
+        || trimmed.starts_with("***")
+        || trimmed.starts_with("[...]")
+        || trimmed.starts_with("[snip")
+    {
+        return if dmesg {
+            SkipReason::KernelLog
+        } else {
+            SkipReason::Annotation
+        };
+    }
+    let bytes = trimmed.as_bytes();
+    if bytes[0] == b'<'
+        && bytes.len() > 1
+        && (bytes[1] == b'!' || bytes[1] == b'/' || bytes[1].is_ascii_alphabetic())
+        && trimmed.ends_with('>')
+    {
+        return SkipReason::Markup;
+    }
+    if dmesg {
+        return SkipReason::KernelLog;
+    }
+    SkipReason::Unrecognised
+}
+
+/// `[  123.456789] rest` → `rest`.
+fn strip_dmesg_prefix(trimmed: &str) -> Option<&str> {
+    let rest = trimmed.strip_prefix('[')?;
+    let close = rest.find(']')?;
+    let inner = rest[..close].trim();
+    let (secs, frac) = inner.split_once('.')?;
+    if secs.is_empty()
+        || frac.is_empty()
+        || !secs.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let rest = &rest[close + 1..];
+    Some(rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+fn is_space(byte: u8) -> bool {
+    byte == b' ' || byte == b'\t'
+}
+
+/// Finds the `TIMESTAMP: EVENT:` boundary and reads the header before it.
+fn split_event(line: &str) -> Option<Head<'_>> {
+    let bytes = line.as_bytes();
+    let limit = bytes.len().min(HEADER_SEARCH_BYTES);
+    for at in 0..limit {
+        if bytes[at] != b':' || (at + 1 < bytes.len() && !is_space(bytes[at + 1])) {
+            continue;
+        }
+        if let Some(head) = try_split_at(line, at) {
+            return Some(head);
+        }
+    }
+    None
+}
+
+fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
+    let before = line[..colon].trim_end_matches([' ', '\t']);
+    let token_start = before
+        .rfind([' ', '\t'])
+        .map(|space| space + 1)
+        .unwrap_or(0);
+    let token = &before[token_start..];
+    let (ts_ns, dump) = parse_timestamp(token)?;
+    // The event name: `name:` or perf's `sched:name:`, then the payload.
+    let after = &line[colon + 1..];
+    let after_trim = after.trim_start_matches([' ', '\t']);
+    let name_end = after_trim.find([' ', '\t']).unwrap_or(after_trim.len());
+    let name_token = after_trim[..name_end].strip_suffix(':')?;
+    if name_token.is_empty()
+        || !name_token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+    {
+        return None;
+    }
+    let (prefixed, name) = match name_token.rsplit_once(':') {
+        Some((_, name)) => (true, name),
+        None => (false, name_token),
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let rest = &after_trim[name_end..];
+    let payload_trim = rest.trim_start_matches([' ', '\t']);
+    let pad = rest.len() - payload_trim.len();
+    let payload = payload_trim.trim_end();
+
+    let header = &before[..token_start];
+    let (comm, pid, cpu, mut layout) = if dump {
+        parse_dump_header(header)?
+    } else {
+        parse_header(header)?
+    };
+    if prefixed {
+        layout = Layout::Perf;
+    }
+    Some(Head {
+        comm,
+        pid,
+        cpu,
+        ts_ns,
+        layout,
+        name,
+        pad,
+        payload,
+    })
+}
+
+/// `123.456789` (seconds; any number of fraction digits) → (ns, false);
+/// `1049us` (ftrace_dump, latency format) → (ns, true); a raw counter → ns.
+fn parse_timestamp(token: &str) -> Option<(u64, bool)> {
+    if let Some(micros) = token.strip_suffix("us") {
+        if !micros.is_empty() && micros.bytes().all(|b| b.is_ascii_digit()) {
+            let micros: u64 = micros.parse().ok()?;
+            return Some((micros.checked_mul(1_000)?, true));
+        }
+        return None;
+    }
+    let (secs, frac) = match token.split_once('.') {
+        Some((secs, frac)) => (secs, frac),
+        None => (token, ""),
+    };
+    if secs.is_empty() || !secs.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if frac.is_empty() {
+        // A raw counter (another trace clock): taken as nanoseconds.
+        if token.contains('.') {
+            return None;
+        }
+        return Some((secs.parse().ok()?, false));
+    }
+    let secs: u64 = secs.parse().ok()?;
+    let mut nanos: u64 = 0;
+    for (idx, digit) in frac.bytes().enumerate() {
+        if idx >= 9 {
+            break;
+        }
+        nanos = nanos * 10 + u64::from(digit - b'0');
+    }
+    for _ in frac.len()..9 {
+        nanos *= 10;
+    }
+    Some((secs.checked_mul(1_000_000_000)?.checked_add(nanos)?, false))
+}
+
+/// `TASK-PID [(TGID)] [CPU] [FLAGS]` or perf's `comm  tid [CPU]`.
+fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
+    let mut rest = header.trim_end();
+    let mut flags = false;
+    if !rest.ends_with(']') {
+        let start = rest.rfind([' ', '\t']).map(|space| space + 1).unwrap_or(0);
+        let token = &rest[start..];
+        if token.is_empty()
+            || token.len() > 8
+            || !token
+                .bytes()
+                .all(|b| b == b'.' || b.is_ascii_alphanumeric())
+        {
+            return None;
+        }
+        flags = true;
+        rest = rest[..start].trim_end();
+    }
+    let inner_start = rest.rfind('[')?;
+    let inner = rest[inner_start + 1..].strip_suffix(']')?.trim();
+    if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let cpu: u32 = inner.parse().ok()?;
+    if cpu >= MAX_CPUS {
+        return None;
+    }
+    rest = rest[..inner_start].trim_end();
+    let mut tgid = false;
+    if rest.ends_with(')') {
+        let open = rest.rfind('(')?;
+        let inner = rest[open + 1..rest.len() - 1].trim();
+        if !inner.is_empty()
+            && (inner.bytes().all(|b| b.is_ascii_digit()) || inner.bytes().all(|b| b == b'-'))
+        {
+            tgid = true;
+            rest = rest[..open].trim_end();
+        }
+    }
+    let (comm, pid, dash) = split_comm_pid(rest)?;
+    let layout = if !dash {
+        Layout::Perf
+    } else if tgid {
+        Layout::FtraceTgid
+    } else if flags {
+        Layout::Ftrace
+    } else {
+        Layout::Flagless
+    };
+    Some((comm, pid, cpu, layout))
+}
+
+/// `comm8-pid   <cpu><flags>` (ftrace_dump and the latency format).
+fn parse_dump_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
+    let rest = header.trim_end();
+    let start = rest.rfind([' ', '\t']).map(|space| space + 1).unwrap_or(0);
+    let token = &rest[start..];
+    let digits = token.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 5 {
+        return None;
+    }
+    let cpu: u32 = token[..digits].parse().ok()?;
+    if cpu >= MAX_CPUS {
+        return None;
+    }
+    let (comm, pid, dash) = split_comm_pid(rest[..start].trim_end())?;
+    if !dash {
+        return None;
+    }
+    Some((comm, pid, cpu, Layout::Dump))
+}
+
+/// `TASK-PID` (split at the last `-` before the pid) → (comm, pid, true), or perf's
+/// `comm  tid` → (comm, tid, false).
+fn split_comm_pid(text: &str) -> Option<(&str, u32, bool)> {
+    let text = text.trim();
+    let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 10 {
+        return None;
+    }
+    let pid: u32 = text[text.len() - digits..].parse().ok()?;
+    let before = &text[..text.len() - digits];
+    if let Some(comm) = before.strip_suffix('-') {
+        return Some((comm.trim_start(), pid, true));
+    }
+    if before.ends_with([' ', '\t']) {
+        let comm = before.trim();
+        if comm.is_empty() {
+            return None;
+        }
+        return Some((comm, pid, false));
+    }
+    None
+}
+
+fn leading_u64(text: &str) -> Option<(u64, &str)> {
+    let text = text.trim_start();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    Some((text[..digits].parse().ok()?, &text[digits..]))
+}
+
+fn leading_u32(text: &str) -> Option<(u32, &str)> {
+    let (value, rest) = leading_u64(text)?;
+    Some((u32::try_from(value).ok()?, rest))
+}
+
+/// `key=value` pairs; a value runs to the next ` key=` (so comms may hold spaces).
+fn key_values(payload: &str) -> Vec<(&str, &str)> {
+    let bytes = payload.as_bytes();
+    let mut keys: Vec<(usize, usize)> = Vec::new(); // (key start, '=' position)
+    let mut idx = 0;
+    while idx < bytes.len() {
+        let at_start = idx == 0 || is_space(bytes[idx - 1]);
+        if at_start && (bytes[idx].is_ascii_alphabetic() || bytes[idx] == b'_') {
+            let mut end = idx;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            if end < bytes.len() && bytes[end] == b'=' {
+                keys.push((idx, end));
+                idx = end + 1;
+                continue;
+            }
+            idx = end.max(idx + 1);
+            continue;
+        }
+        idx += 1;
+    }
+    let mut pairs = Vec::with_capacity(keys.len());
+    for (n, (start, eq)) in keys.iter().enumerate() {
+        let value_end = keys.get(n + 1).map(|next| next.0).unwrap_or(bytes.len());
+        let value = payload[eq + 1..value_end].trim();
+        let value = value.strip_suffix("==>").unwrap_or(value).trim_end();
+        pairs.push((&payload[*start..*eq], value));
+    }
+    pairs
+}
+
+fn get<'a>(pairs: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, value)| *value)
+}
+
+fn get_u32(pairs: &[(&str, &str)], key: &str) -> Option<u32> {
+    get(pairs, key)?.parse().ok()
+}
+
+fn get_i32(pairs: &[(&str, &str)], key: &str) -> Option<i32> {
+    get(pairs, key)?.parse().ok()
+}
+
+fn parse_payload(kind: EventKind, payload: &str) -> Payload {
+    let result = match kind {
+        EventKind::SchedSwitch => parse_switch(payload),
+        EventKind::SchedWakeup | EventKind::SchedWakeupNew | EventKind::SchedWaking => {
+            parse_wakeup(kind, payload)
+        }
+        EventKind::SchedMigrateTask => {
+            let pairs = key_values(payload);
+            (|| {
+                Some((
+                    EventData::MigrateTask {
+                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
+                        pid: get_u32(&pairs, "pid")?,
+                        prio: get_i32(&pairs, "prio"),
+                        orig_cpu: get_u32(&pairs, "orig_cpu")?,
+                        dest_cpu: get_u32(&pairs, "dest_cpu")?,
+                    },
+                    PayloadForm::KeyValue,
+                ))
+            })()
+        }
+        EventKind::SchedProcessFork => {
+            let pairs = key_values(payload);
+            (|| {
+                Some((
+                    EventData::ProcessFork {
+                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
+                        pid: get_u32(&pairs, "pid")?,
+                        child_comm: get(&pairs, "child_comm").unwrap_or("").to_string(),
+                        child_pid: get_u32(&pairs, "child_pid")?,
+                    },
+                    PayloadForm::KeyValue,
+                ))
+            })()
+        }
+        EventKind::SchedProcessExec => {
+            let pairs = key_values(payload);
+            (|| {
+                Some((
+                    EventData::ProcessExec {
+                        filename: get(&pairs, "filename").unwrap_or("").to_string(),
+                        pid: get_u32(&pairs, "pid")?,
+                        old_pid: get_u32(&pairs, "old_pid"),
+                    },
+                    PayloadForm::KeyValue,
+                ))
+            })()
+        }
+        EventKind::SchedProcessExit => {
+            let pairs = key_values(payload);
+            (|| {
+                Some((
+                    EventData::ProcessExit {
+                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
+                        pid: get_u32(&pairs, "pid")?,
+                        prio: get_i32(&pairs, "prio"),
+                    },
+                    PayloadForm::KeyValue,
+                ))
+            })()
+        }
+    };
+    match result {
+        Some((data, form)) => Payload::Event(data, form),
+        None => Payload::Bad,
+    }
+}
+
+fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
+    if payload.contains("prev_pid=") {
+        let pairs = key_values(payload);
+        let state_text = get(&pairs, "prev_state").unwrap_or("");
+        let raw = !state_text.is_empty() && state_text.bytes().all(|b| b.is_ascii_digit());
+        let data = EventData::Switch {
+            prev_comm: get(&pairs, "prev_comm").unwrap_or("").to_string(),
+            prev_pid: get_u32(&pairs, "prev_pid")?,
+            prev_prio: get_i32(&pairs, "prev_prio"),
+            prev_state: PrevState::parse(state_text),
+            next_comm: get(&pairs, "next_comm").unwrap_or("").to_string(),
+            next_pid: get_u32(&pairs, "next_pid")?,
+            next_prio: get_i32(&pairs, "next_prio"),
+        };
+        let form = if raw {
+            PayloadForm::RawState
+        } else {
+            PayloadForm::KeyValue
+        };
+        return Some((data, form));
+    }
+    // Short forms: `[task ]prev:pid [prio] S ==> next:pid [prio]`.
+    let (left, right) = payload.split_once(" ==> ")?;
+    let (left, form) = match left.strip_prefix("task ") {
+        Some(left) => (left, PayloadForm::Short2631),
+        None => (left, PayloadForm::Short),
+    };
+    let (prev_comm, prev_pid, prev_prio, state) = comm_pid_prio(left)?;
+    let (next_comm, next_pid, next_prio, _) = comm_pid_prio(right.trim())?;
+    Some((
+        EventData::Switch {
+            prev_comm: prev_comm.to_string(),
+            prev_pid,
+            prev_prio: Some(prev_prio),
+            prev_state: PrevState::parse(state),
+            next_comm: next_comm.to_string(),
+            next_pid,
+            next_prio: Some(next_prio),
+        },
+        form,
+    ))
+}
+
+fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadForm)> {
+    if payload.contains("pid=") {
+        let pairs = key_values(payload);
+        let target = get(&pairs, "target_cpu").or_else(|| get(&pairs, "cpu"));
+        let target_cpu = match target {
+            Some(text) => Some(text.parse().ok()?),
+            None => None,
+        };
+        let success = match get(&pairs, "success") {
+            Some(text) => Some(text.parse::<u32>().ok()? != 0),
+            None => None,
+        };
+        return Some((
+            EventData::Wakeup {
+                kind,
+                comm: get(&pairs, "comm").unwrap_or("").to_string(),
+                pid: get_u32(&pairs, "pid")?,
+                prio: get_i32(&pairs, "prio"),
+                target_cpu,
+                success,
+            },
+            PayloadForm::KeyValue,
+        ));
+    }
+    // Short forms: `comm:pid [prio] success=1 CPU:005`, 2.6.31 `task comm:pid [prio] success=1 [5]`.
+    let (text, form) = match payload.strip_prefix("task ") {
+        Some(text) => (text, PayloadForm::Short2631),
+        None => (payload, PayloadForm::Short),
+    };
+    let (comm, pid, prio, rest) = comm_pid_prio(text)?;
+    let mut success = None;
+    let mut target_cpu = None;
+    for token in rest.split_whitespace() {
+        if let Some(value) = token.strip_prefix("success=") {
+            success = Some(value.parse::<u32>().ok()? != 0);
+        } else if let Some(value) = token.strip_prefix("CPU:") {
+            target_cpu = Some(value.parse().ok()?);
+        } else if let Some(value) = token.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            target_cpu = Some(value.parse().ok()?);
+        }
+    }
+    Some((
+        EventData::Wakeup {
+            kind,
+            comm: comm.to_string(),
+            pid,
+            prio: Some(prio),
+            target_cpu,
+            success,
+        },
+        form,
+    ))
+}
+
+/// `comm:pid [prio]rest` → (comm, pid, prio, rest); the comm may hold `:` and spaces.
+fn comm_pid_prio(text: &str) -> Option<(&str, u32, i32, &str)> {
+    let bytes = text.as_bytes();
+    let mut search = 0;
+    while let Some(found) = text[search..].find(" [") {
+        let open = search + found;
+        search = open + 2;
+        // Before: `:digits`.
+        let digits = bytes[..open]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 || digits > 10 || open < digits + 1 || bytes[open - digits - 1] != b':' {
+            continue;
+        }
+        // After: `-?digits]`.
+        let after = &text[open + 2..];
+        let Some(close) = after.find(']') else {
+            continue;
+        };
+        let Ok(prio) = after[..close].trim().parse::<i32>() else {
+            continue;
+        };
+        let Ok(pid) = text[open - digits..open].parse::<u32>() else {
+            continue;
+        };
+        let comm = text[..open - digits - 1].trim();
+        return Some((comm, pid, prio, after[close + 1..].trim()));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(
+            parse_timestamp("230.784046"),
+            Some((230_784_046_000, false))
+        );
+        assert_eq!(parse_timestamp("1.5"), Some((1_500_000_000, false)));
+        assert_eq!(parse_timestamp("1049us"), Some((1_049_000, true)));
+        assert_eq!(parse_timestamp("abc"), None);
+        assert_eq!(parse_timestamp("99999999999999999999.1"), None);
+    }
+
+    #[test]
+    fn comm_split_at_last_dash() {
+        assert_eq!(
+            split_comm_pid("  kworker/u8:2-ev-1234"),
+            Some(("kworker/u8:2-ev", 1234, true))
+        );
+        assert_eq!(split_comm_pid("perf  4321"), Some(("perf", 4321, false)));
+        assert_eq!(split_comm_pid("<...>-77"), Some(("<...>", 77, true)));
+    }
+
+    #[test]
+    fn short_form_comm_with_colons() {
+        assert_eq!(
+            comm_pid_prio("kworker/0:1:42 [120] S"),
+            Some(("kworker/0:1", 42, 120, "S"))
+        );
+    }
+
+    #[test]
+    fn prev_states() {
+        assert_eq!(PrevState::parse("R+"), PrevState::Preempted);
+        assert_eq!(PrevState::parse("D|K"), PrevState::Blocked);
+        assert_eq!(PrevState::parse("4096"), PrevState::Preempted);
+        assert_eq!(PrevState::parse("64"), PrevState::Dead);
+        assert_eq!(PrevState::parse("(S)"), PrevState::Blocked);
+    }
+}

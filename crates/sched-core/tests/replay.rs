@@ -1,0 +1,645 @@
+//! Replaying ftrace text: one fixture per variant of FTRACE.md with its expected
+//! counts, bad input, a property test, and a round trip through schedlab's own trace.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use sched_core::replay::*;
+use sched_core::topology::{Topology, TopologySpec};
+use sched_core::trace::TraceKind;
+use sched_core::Simulator;
+use std::collections::BTreeMap;
+
+fn fixture_text(name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/ftrace/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"))
+}
+
+fn fixture(name: &str) -> ParsedTrace {
+    parse(&fixture_text(name))
+}
+
+fn events(report: &ParseReport) -> Vec<(&'static str, u64)> {
+    report.events.iter().map(|(k, v)| (*k, *v)).collect()
+}
+
+fn skipped(report: &ParseReport) -> Vec<(&'static str, u64)> {
+    report
+        .skipped
+        .iter()
+        .map(|(reason, count)| (reason.name(), count.count))
+        .collect()
+}
+
+fn preset(name: &str) -> Topology {
+    let spec = TopologySpec {
+        preset: Some(name.into()),
+        ..Default::default()
+    };
+    Topology::build(spec.resolve().expect("a preset"))
+}
+
+/// Every switch-in, per CPU, in time order.
+fn switch_ins(events: &[Event]) -> BTreeMap<u32, Vec<u32>> {
+    let mut out: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for event in events {
+        if let EventData::Switch { next_pid, .. } = event.data {
+            out.entry(event.cpu).or_default().push(next_pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn current_trace_file_with_every_kind_of_noise() {
+    let parsed = fixture("ftrace_current.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace");
+    assert_eq!(report.formats.get("ftrace"), Some(&15));
+    assert_eq!(report.lines, 37);
+    assert_eq!(
+        events(report),
+        vec![
+            ("sched_migrate_task", 1),
+            ("sched_process_exec", 1),
+            ("sched_process_exit", 1),
+            ("sched_process_fork", 1),
+            ("sched_switch", 7),
+            ("sched_wakeup", 2),
+            ("sched_wakeup_new", 1),
+            ("sched_waking", 1),
+        ]
+    );
+    assert_eq!(
+        skipped(report),
+        vec![
+            ("blank", 1),
+            ("header", 12),
+            ("lost_events", 1),
+            ("buffer_started", 1),
+            ("stack_trace", 3),
+            ("function_tracer", 1),
+            ("marker", 1),
+            ("other_event", 2),
+        ]
+    );
+    assert_eq!(
+        report.skipped[&SkipReason::LostEvents].first_lines,
+        vec![20]
+    );
+    assert_eq!(report.lost_events, 12);
+    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(report.warnings[0].line, Some(20));
+    assert!(report.warnings[0].message.contains("CPU 3 lost 12 events"));
+    assert_eq!(report.other_events.get("sched_stat_runtime"), Some(&1));
+    assert_eq!(report.other_events.get("irq_handler_entry"), Some(&1));
+    assert_eq!(
+        report.cpus.iter().copied().collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
+    // Comms with spaces, dashes and colons; `<...>` stays unknown; exec renames.
+    assert_eq!(report.tasks[&55], "kworker/u8:2-events");
+    assert_eq!(report.tasks[&4100], "Web Content");
+    assert_eq!(report.tasks[&4200], "a:b c-d");
+    assert_eq!(report.tasks[&4201], "true");
+    assert_eq!(report.tasks[&4300], "<...>");
+    assert_eq!(report.first_ts, Some(100.0001));
+    assert_eq!(report.last_ts, Some(100.0015));
+    // Unknown trailing key=value pairs are ignored.
+    let wakeup = parsed
+        .events
+        .iter()
+        .find(|event| event.line == 24)
+        .expect("line 24");
+    assert_eq!(
+        wakeup.data,
+        EventData::Wakeup {
+            kind: EventKind::SchedWakeup,
+            comm: "Web Content".into(),
+            pid: 4100,
+            prio: Some(120),
+            target_cpu: Some(3),
+            success: None,
+        }
+    );
+    let switch = parsed.events.iter().find(|e| e.line == 21).unwrap();
+    assert!(matches!(
+        switch.data,
+        EventData::Switch {
+            prev_state: PrevState::Preempted,
+            prev_pid: 4100,
+            next_pid: 4200,
+            next_prio: Some(110),
+            ..
+        }
+    ));
+    assert_eq!(switch.ctx_pid, 4100);
+    assert_eq!(switch.ts_ns, 100_000_500_000);
+}
+
+#[test]
+fn current_trace_file_replays() {
+    let metrics = replay(&fixture("ftrace_current.txt"), None);
+    assert_eq!(metrics.switches, 7);
+    // kworker woken at .000210, in at .000300; 4201 new at .000950, in at .001000.
+    assert_eq!(metrics.wakeups, 2);
+    assert_eq!(metrics.wakeup_latency_us.samples, 2);
+    assert!((metrics.wakeup_latency_us.min - 50.0).abs() < 0.1);
+    assert!((metrics.wakeup_latency_us.max - 90.0).abs() < 0.1);
+    // Web Content was preempted (R+), so its wakeup finds it runnable already.
+    assert_eq!(metrics.wakeups_of_runnable, 1);
+    assert_eq!(metrics.unmatched_wakeups, 0);
+    assert_eq!(metrics.migrations.source, MigrationSource::MigrateEvents);
+    assert_eq!(metrics.migrations.counts.llc, 1, "flat machine: one LLC");
+    assert_eq!(metrics.migrations.total(), 1);
+    assert_eq!(metrics.topology_name, "flat");
+    assert_eq!(metrics.inconsistencies, 0);
+    assert_eq!(metrics.span_ns, 1_400_000);
+    let cpu0 = metrics.cpus.iter().find(|cpu| cpu.cpu == 0).unwrap();
+    // 4201 runs .001000-.001300 of CPU 0's window .001000-.001500.
+    assert_eq!(cpu0.window_ns, 500_000);
+    assert_eq!(cpu0.busy_ns, 300_000);
+    assert!((cpu0.utilization - 0.6).abs() < 1e-9);
+    let cpu3 = metrics.cpus.iter().find(|cpu| cpu.cpu == 3).unwrap();
+    assert_eq!(
+        cpu3.max_waiting, 1,
+        "Web Content waited on CPU 3 after migrating"
+    );
+}
+
+#[test]
+fn tgid_column_and_four_flags() {
+    let parsed = fixture("ftrace_tgid.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace-tgid");
+    assert_eq!(report.formats.get("ftrace-tgid"), Some(&4));
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 3), ("sched_wakeup", 1)]
+    );
+    assert_eq!(skipped(report), vec![("header", 9), ("marker", 1)]);
+    assert_eq!(report.tasks[&612], "surfaceflinger");
+    assert_eq!(report.tasks[&2210], "RenderThread");
+    let metrics = replay(&parsed, None);
+    assert_eq!(metrics.inconsistencies, 0);
+    assert_eq!(metrics.wakeup_latency_us.samples, 1);
+    assert!((metrics.wakeup_latency_us.min - 10.0).abs() < 0.1);
+    // D|K is blocked: CPU 1 has nobody waiting at the end.
+    let switch_out = parsed.events.iter().find(|e| e.line == 13).unwrap();
+    assert!(matches!(
+        switch_out.data,
+        EventData::Switch {
+            prev_state: PrevState::Blocked,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn no_flags_old_cpu_column_and_pre_4_3_success() {
+    let parsed = fixture("ftrace_noflags.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace");
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 2), ("sched_wakeup", 2)]
+    );
+    let failed = parsed.events.iter().find(|e| e.line == 7).unwrap();
+    assert!(matches!(
+        failed.data,
+        EventData::Wakeup {
+            success: Some(false),
+            target_cpu: Some(1),
+            ..
+        }
+    ));
+    let metrics = replay(&parsed, None);
+    assert_eq!(metrics.wakeups, 1, "success=0 is not a wakeup");
+    assert_eq!(metrics.wakeup_latency_us.samples, 1);
+}
+
+#[test]
+fn preempt_rt_seven_flags() {
+    let parsed = fixture("ftrace_rt.txt");
+    assert_eq!(parsed.report.format(), "ftrace");
+    assert_eq!(
+        events(&parsed.report),
+        vec![("sched_switch", 2), ("sched_wakeup", 1)]
+    );
+    assert_eq!(parsed.report.tasks[&311], "irq/45-eth0");
+    let metrics = replay(&parsed, None);
+    assert!((metrics.wakeup_latency_us.min - 4.0).abs() < 0.1);
+    let cpu2 = &metrics.cpus[0];
+    assert_eq!(
+        (cpu2.cpu, cpu2.busy_ns, cpu2.window_ns),
+        (2, 20_000, 24_000)
+    );
+}
+
+#[test]
+fn kernel_2_6_31_forms() {
+    let parsed = fixture("ftrace_2631.txt");
+    assert_eq!(parsed.report.format(), "ftrace");
+    assert_eq!(
+        events(&parsed.report),
+        vec![("sched_switch", 2), ("sched_wakeup", 1)]
+    );
+    assert_eq!(parsed.report.tasks[&1283], "kondemand/1");
+    assert!(matches!(
+        parsed.events[0].data,
+        EventData::Wakeup {
+            pid: 1283,
+            prio: Some(120),
+            success: Some(true),
+            target_cpu: Some(1),
+            ..
+        }
+    ));
+    assert!(matches!(
+        parsed.events[1].data,
+        EventData::Switch {
+            prev_pid: 3253,
+            prev_state: PrevState::Runnable,
+            next_pid: 1283,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn trace_cmd_report_short_forms() {
+    let parsed = fixture("trace_cmd.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "trace-cmd");
+    assert_eq!(report.formats.get("trace-cmd"), Some(&6));
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 4), ("sched_wakeup", 2)]
+    );
+    assert_eq!(skipped(report), vec![("header", 3), ("other_event", 1)]);
+    // `kworker/0:1:66` splits at the last colon.
+    assert_eq!(report.tasks[&66], "kworker/0:1");
+    assert!(matches!(
+        parsed.events[2].data,
+        EventData::Wakeup {
+            pid: 1013,
+            target_cpu: Some(3),
+            success: None,
+            ..
+        }
+    ));
+    let metrics = replay(&parsed, None);
+    assert_eq!(metrics.wakeup_latency_us.samples, 2);
+    assert!((metrics.wakeup_latency_us.min - 5.0).abs() < 0.1);
+    assert!((metrics.wakeup_latency_us.max - 17.0).abs() < 0.1);
+}
+
+#[test]
+fn trace_cmd_raw_numeric_state_tabs_and_out_of_order() {
+    let parsed = fixture("trace_cmd_raw.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "trace-cmd-raw");
+    assert_eq!(report.formats.get("trace-cmd-raw"), Some(&5));
+    assert_eq!(report.out_of_order, 2);
+    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(report.warnings[0].line, Some(5));
+    assert!(report.warnings[0].message.contains("sorted by time"));
+    // File order first/last, but events sorted by time.
+    assert_eq!(report.first_ts, Some(900.0003));
+    assert_eq!(report.last_ts, Some(900.0005));
+    let times: Vec<u64> = parsed.events.iter().map(|e| e.ts_ns).collect();
+    let mut sorted = times.clone();
+    sorted.sort();
+    assert_eq!(times, sorted);
+    let preempted = parsed.events.iter().find(|e| e.line == 4).unwrap();
+    assert!(matches!(
+        preempted.data,
+        EventData::Switch {
+            prev_state: PrevState::Preempted,
+            ..
+        }
+    ));
+    let metrics = replay(&parsed, None);
+    assert!((metrics.wakeup_latency_us.min - 300.0).abs() < 0.5);
+    let cpu1 = metrics.cpus.iter().find(|cpu| cpu.cpu == 1).unwrap();
+    assert_eq!(cpu1.max_waiting, 2, "make waiting, then cc1 preempted");
+}
+
+#[test]
+fn perf_script_with_and_without_prefix() {
+    let parsed = fixture("perf_script.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "perf");
+    assert_eq!(report.formats.get("perf"), Some(&4));
+    assert_eq!(
+        events(report),
+        vec![
+            ("sched_migrate_task", 1),
+            ("sched_switch", 2),
+            ("sched_wakeup", 1)
+        ]
+    );
+    assert_eq!(report.other_events.get("sched_stat_runtime"), Some(&1));
+    assert_eq!(
+        report.cpus.iter().copied().collect::<Vec<_>>(),
+        vec![2, 4, 5]
+    );
+    // Migrations classed on a machine the caller passes: 4 -> 5 are SMT siblings.
+    let metrics = replay(&parsed, Some(&preset("teaching-small")));
+    assert_eq!(metrics.migrations.counts.smt, 1);
+    assert_eq!(metrics.topology_name, "teaching-small");
+}
+
+#[test]
+fn ftrace_dump_on_the_console() {
+    let parsed = fixture("ftrace_dump.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace_dump");
+    assert!(report.wrappers.contains("dmesg"));
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 2), ("sched_wakeup", 1)]
+    );
+    assert_eq!(skipped(report), vec![("lost_events", 1), ("kernel_log", 3)]);
+    assert_eq!(report.first_ts, Some(12.345678));
+    assert_eq!(report.cpus.iter().copied().collect::<Vec<_>>(), vec![1]);
+    assert_eq!(report.tasks[&99], "kworker/1:2");
+    let metrics = replay(&parsed, None);
+    assert!((metrics.wakeup_latency_us.min - 12.0).abs() < 0.1);
+}
+
+#[test]
+fn systrace_html_and_legacy() {
+    let parsed = fixture("systrace.html");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace-tgid");
+    assert!(report.wrappers.contains("systrace-html"));
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 1), ("sched_wakeup", 1)]
+    );
+    assert_eq!(
+        skipped(report),
+        vec![("header", 4), ("marker", 1), ("markup", 17)]
+    );
+    assert_eq!(report.tasks[&1490], "Binder:612_3");
+
+    let legacy = fixture("systrace_legacy.html");
+    assert!(legacy.report.wrappers.contains("systrace-legacy"));
+    assert_eq!(
+        events(&legacy.report),
+        vec![("sched_switch", 1), ("sched_wakeup", 1)]
+    );
+    assert_eq!(legacy.report.tasks[&3000], "app");
+}
+
+#[test]
+fn mail_quoting_annotations_and_a_wrapped_line() {
+    let parsed = fixture("mail_quoted.txt");
+    let report = &parsed.report;
+    assert!(report.wrappers.contains("mail-quote"));
+    assert_eq!(report.format(), "ftrace");
+    assert_eq!(
+        events(report),
+        vec![("sched_switch", 2), ("sched_wakeup", 2)]
+    );
+    assert_eq!(
+        skipped(report),
+        vec![
+            ("blank", 1),
+            ("annotation", 2),
+            ("continuation", 1),
+            ("unrecognised", 3)
+        ]
+    );
+    // The wakeup wrapped over lines 9 and 10 is read whole.
+    let wrapped = parsed.events.iter().find(|e| e.line == 9).unwrap();
+    assert!(matches!(
+        wrapped.data,
+        EventData::Wakeup {
+            pid: 2002,
+            target_cpu: Some(7),
+            ..
+        }
+    ));
+    let metrics = replay(&parsed, None);
+    assert_eq!(metrics.wakeup_latency_us.samples, 1);
+    assert_eq!(metrics.unmatched_wakeups, 1);
+}
+
+#[test]
+fn seed_004_wakeup_new_placement() {
+    let parsed = fixture("seed004_wakeup_new.txt");
+    let report = &parsed.report;
+    assert_eq!(report.format(), "ftrace");
+    assert!(report.wrappers.contains("mail-quote"));
+    assert_eq!(events(report), vec![("sched_wakeup_new", 7)]);
+    assert_eq!(report.first_ts, Some(230.784046));
+    assert_eq!(report.last_ts, Some(230.784368));
+    let targets: Vec<u32> = parsed
+        .events
+        .iter()
+        .filter_map(|event| match event.data {
+            EventData::Wakeup { target_cpu, .. } => target_cpu,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(targets, vec![32, 48, 0, 112, 96, 80, 64]);
+    assert_eq!(
+        report.cpus.iter().copied().collect::<Vec<_>>(),
+        vec![0, 16, 32, 48, 64, 80, 96, 112]
+    );
+    assert_eq!(report.tasks.len(), 8);
+    let metrics = replay(&parsed, Some(&preset("zen3-2s64c")));
+    assert_eq!(metrics.wakeups, 7);
+    assert_eq!(metrics.unmatched_wakeups, 7, "no switch-ins in the excerpt");
+    assert_eq!(metrics.wakeup_latency_us.samples, 0);
+    // One new task waits on each target CPU.
+    for cpu in [0, 32, 48, 64, 80, 96, 112] {
+        let state = metrics.cpus.iter().find(|c| c.cpu == cpu).unwrap();
+        assert_eq!(state.max_waiting, 1, "CPU {cpu}");
+    }
+}
+
+#[test]
+fn streaming_in_small_chunks_matches_the_whole_text() {
+    for name in [
+        "ftrace_current.txt",
+        "mail_quoted.txt",
+        "systrace.html",
+        "trace_cmd_raw.txt",
+    ] {
+        let text = fixture_text(name);
+        let mut parser = Parser::new();
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(7);
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            parser.feed(&rest[..cut]);
+            rest = &rest[cut..];
+        }
+        assert_eq!(parser.finish(), parse(&text), "{name}");
+    }
+}
+
+#[test]
+fn bad_input_gives_a_report() {
+    let empty = parse("");
+    assert_eq!(empty.report.lines, 0);
+    assert!(empty.events.is_empty());
+    assert_eq!(empty.report.format(), "unknown");
+    let metrics = replay(&empty, None);
+    assert_eq!(metrics.switches, 0);
+    assert_eq!(metrics.wakeup_latency_us.samples, 0);
+
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let garbage = String::from_utf8_lossy(&bytes);
+    let parsed = parse(&garbage);
+    assert!(parsed.events.is_empty());
+    assert_eq!(parsed.report.lines, parsed.report.skipped_total());
+    replay(&parsed, None);
+
+    let truncated = "          <idle>-0       [001] d..2.   100.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_st";
+    let parsed = parse(truncated);
+    assert_eq!(parsed.report.lines, 1);
+    assert_eq!(parsed.report.skipped[&SkipReason::BadPayload].count, 1);
+    let cut_header = parse("          <idle>-0       [00");
+    assert_eq!(
+        cut_header.report.skipped[&SkipReason::Unrecognised].count,
+        1
+    );
+
+    let mut huge = "x: ".repeat(10 * 1024 * 1024 / 3);
+    huge.push('\n');
+    huge.push_str(&fixture_text("ftrace_rt.txt"));
+    let parsed = parse(&huge);
+    assert_eq!(parsed.report.skipped[&SkipReason::TooLong].count, 1);
+    assert_eq!(
+        parsed.report.skipped[&SkipReason::TooLong].first_lines,
+        vec![1]
+    );
+    assert_eq!(
+        parsed.report.events_total(),
+        3,
+        "the lines after it are read"
+    );
+
+    let beyond = parse("  a-1 [009999] d..2 1.000000: sched_wakeup: comm=a pid=1 prio=120 target_cpu=001\n  a-1 [000] d..2 1.000000: sched_migrate_task: comm=a pid=1 prio=120 orig_cpu=0 dest_cpu=4000000000\n");
+    assert!(beyond.events.is_empty());
+    assert_eq!(beyond.report.skipped_total(), 2);
+}
+
+#[test]
+fn round_trip_through_schedlabs_own_ftrace_text() {
+    let scenario = scenario(
+        preset_spec("teaching-small"),
+        vec![
+            run_sleep("run sleep-x:y", 6, 300.0, 500.0),
+            hogs("hog", 2, 0),
+        ],
+        60,
+        7,
+    );
+    let mut sim = Simulator::new(&scenario).expect("a scenario");
+    sim.run_to_end();
+    let trace = &sim.trace;
+    assert!(trace.len() > 100 && trace.len() as u64 == trace.total);
+    let mut text = String::from("# tracer: nop\n#\n");
+    for idx in 0..trace.len() {
+        text.push_str(&trace.ftrace_line(idx, &sim));
+        text.push('\n');
+    }
+    let parsed = parse(&text);
+    assert_eq!(parsed.report.format(), "ftrace");
+
+    let mut expected: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut wakeups = 0u64;
+    for idx in 0..trace.len() {
+        let record = trace.get(idx);
+        match record.kind {
+            TraceKind::SchedSwitch => expected.entry(record.cpu).or_default().push(record.arg0),
+            TraceKind::SchedWakeup => wakeups += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(switch_ins(&parsed.events), expected);
+    assert_eq!(
+        parsed
+            .report
+            .events
+            .get("sched_wakeup")
+            .copied()
+            .unwrap_or(0),
+        wakeups
+    );
+    assert_eq!(
+        parsed
+            .report
+            .events
+            .get("sched_switch")
+            .copied()
+            .unwrap_or(0),
+        expected.values().map(|pids| pids.len() as u64).sum::<u64>()
+    );
+    // Every comm came back.
+    for (pid, comm) in &parsed.report.tasks {
+        assert_eq!(
+            comm,
+            &sched_core::trace::TaskNames::comm(&sim, *pid),
+            "pid {pid}"
+        );
+    }
+    let metrics = replay(&parsed, Some(&sim.topology));
+    assert_eq!(
+        metrics.inconsistencies, 0,
+        "{:?}",
+        metrics.inconsistent_lines
+    );
+    assert!(metrics.wakeup_latency_us.samples > 0);
+    let summary = sim.summary("round-trip");
+    assert_eq!(metrics.migrations.source, MigrationSource::MigrateEvents);
+    assert!(metrics.utilization > 0.0 && metrics.utilization <= 1.0);
+    assert!(summary.context_switches > 0);
+}
+
+fn preset_spec(name: &str) -> TopologySpec {
+    common::preset(name)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn arbitrary_text_never_panics(text in any::<String>()) {
+        let parsed = parse(&text);
+        prop_assert_eq!(parsed.report.lines, parsed.report.skipped_total() + parsed.report.events_total());
+        replay(&parsed, None);
+    }
+
+    #[test]
+    fn mangled_trace_lines_never_panic(
+        cut in 0usize..200,
+        noise in "[ -~]{0,20}",
+        at in 0usize..200,
+    ) {
+        let text = fixture_text("ftrace_current.txt");
+        let line = text.lines().nth(15).unwrap_or("");
+        let mut chars: Vec<char> = line.chars().collect();
+        chars.truncate(cut.min(chars.len()).max(1));
+        let mut mangled: String = chars.into_iter().collect();
+        let at = at.min(mangled.len());
+        if mangled.is_char_boundary(at) {
+            mangled.insert_str(at, &noise);
+        }
+        let parsed = parse(&format!("{mangled}\n{line}\n{mangled}"));
+        replay(&parsed, None);
+    }
+}

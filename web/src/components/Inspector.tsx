@@ -1,0 +1,246 @@
+import { Fragment } from 'react';
+import type { AppStore } from '../store/app';
+import type { Controller } from '../store/controller';
+import type { CpuState, CpuVisit, Decision, DecisionStep, GroupRow } from '../engine/protocol';
+import { CPU_STATE_LABEL, cpuList, type Selection } from '../store/inspector';
+import { useAppState } from './useStore';
+import { formatTraceTime } from '../base/format';
+import type { SimTimeNs } from '../base/types';
+
+const LEGEND: readonly CpuState[] = ['busy', 'idle', 'idle_core', 'not_allowed'];
+
+/**
+ * The decision inspector: for the wakeup or fork selected in the event log, the
+ * path `select_task_rq_fair` took, step by step with its numbers, the CPUs each
+ * scan inspected as chips, and the CPU chosen. Task names are rendered as text.
+ */
+export function Inspector({ store, controller }: { store: AppStore; controller: Controller }) {
+  const selection = useAppState(store, (s) => s.selection);
+  const inspection = useAppState(store, (s) => s.inspection);
+  const loading = inspection.status === 'loading';
+  return (
+    <section className="panel inspector" aria-label="Inspector" aria-busy={loading} data-open={selection !== undefined}>
+      <div className="inspector-head">
+        <h2>Inspector</h2>
+        {selection && (
+          <button type="button" className="inspector-close" onClick={() => controller.clearSelection()}>
+            Close
+          </button>
+        )}
+      </div>
+      {!selection && (
+        <p className="inspector-hint">
+          Select a <code>sched_wakeup</code> or <code>sched_wakeup_new</code> line in the event log to see which CPUs the scheduler looked at, with the numbers it
+          compared, and why the chosen CPU won.
+        </p>
+      )}
+      {selection && inspection.status === 'loading' && (
+        <p className="inspector-busy" role="status">
+          <span className="spinner" aria-hidden="true" />
+          Re-running the scenario to record event {selection.index}…
+        </p>
+      )}
+      {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} />}
+      {selection && inspection.status === 'ready' && <DecisionView decision={inspection.decision} />}
+    </section>
+  );
+}
+
+function SelectionMessage({ selection, message }: { selection: Selection; message: string }) {
+  return (
+    <div className="inspector-message" role="note">
+      <p className="inspector-record">
+        Event {selection.index}: <code>{selection.event}</code> at {formatTraceTime(selection.timeNs as SimTimeNs)} s
+        {selection.pid !== undefined && <> (pid {selection.pid}; its allowed CPUs are outlined on the machine)</>}
+      </p>
+      <p>{message.charAt(0).toUpperCase() + message.slice(1)}</p>
+    </div>
+  );
+}
+
+/** Which chip is the chosen CPU: where the step that found it saw it, else its first sighting. */
+function chosenChip(decision: Decision): { step: number; visit: number } | undefined {
+  const steps = decision.steps;
+  for (let step = steps.length - 1; step >= 0; step--) {
+    if (steps[step]?.found !== decision.chosen_cpu) continue;
+    const visit = steps[step]?.cpus?.findIndex((cpu) => cpu.cpu === decision.chosen_cpu) ?? -1;
+    if (visit >= 0) return { step, visit };
+  }
+  for (let step = 0; step < steps.length; step++) {
+    const visit = steps[step]?.cpus?.findIndex((cpu) => cpu.cpu === decision.chosen_cpu) ?? -1;
+    if (visit >= 0) return { step, visit };
+  }
+  return undefined;
+}
+
+function DecisionView({ decision }: { decision: Decision }) {
+  const records = decision.records.map((record) => `${record.index} ${record.event}`).join(', ');
+  const scans = decision.steps.map((step, index) => ({ step, index })).filter(({ step }) => (step.cpus?.length ?? 0) > 0);
+  const chosen = chosenChip(decision);
+  return (
+    <div className="decision">
+      <p className="inspector-summary">{decision.summary}</p>
+      <div className="inspector-chosen" data-testid="chosen-cpu">
+        <span className="chosen-cpu">CPU {decision.chosen_cpu}</span>{' '}
+        <span>
+          chosen for pid {decision.pid} <strong className="comm">{decision.comm}</strong>: a {decision.kind} at {formatTraceTime(decision.time_ns as SimTimeNs)} s,
+          kernel {decision.kernel}
+        </span>
+      </div>
+      <p className="inspector-facts">
+        <span>
+          event {decision.record_index} <code>{decision.event}</code>
+        </span>
+        <span>{decision.kind === 'wakeup' ? `waker’s CPU ${decision.from_cpu}` : `forked on CPU ${decision.from_cpu}`}</span>
+        {decision.prev_cpu !== null && <span>previous CPU {decision.prev_cpu}</span>}
+        <span>allowed CPUs {cpuList(decision.allowed_cpus)}</span>
+        <span className="muted">records: {records}</span>
+      </p>
+      {scans.length > 0 && (
+        <div className="inspected">
+          <h3>CPUs inspected, in order</h3>
+          <ol className="chip-groups">
+            {scans.map(({ step, index }) => (
+              <li key={index} className="chip-group">
+                <span className="chip-step" title={`step ${index + 1}`}>
+                  <span className="sr-only">step </span>
+                  {index + 1}
+                </span>
+                <ul className="chips" aria-label={`CPUs step ${index + 1} inspected, in order`}>
+                  {(step.cpus ?? []).map((visit, at) => (
+                    <Chip key={at} visit={visit} chosen={chosen?.step === index && chosen.visit === at} />
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ol>
+          <ChipLegend offline={scans.some(({ step }) => step.cpus?.some((visit) => visit.state === 'offline'))} />
+        </div>
+      )}
+      <h3>Steps</h3>
+      <ol className="inspector-steps" aria-label="Steps">
+        {decision.steps.map((step, index) => (
+          <Step key={index} step={step} />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function Step({ step }: { step: DecisionStep }) {
+  return (
+    <li className={`step step-${step.step}${(step.cpus?.length ?? 0) > 0 ? ' step-with-cpus' : ''}`}>
+      <p>{step.text}</p>
+      {step.groups && step.groups.length > 0 && <GroupTable groups={step.groups} />}
+    </li>
+  );
+}
+
+function Chip({ visit, chosen }: { visit: CpuVisit; chosen: boolean }) {
+  const label = CPU_STATE_LABEL[visit.state];
+  return (
+    <li
+      className={`chip chip-${visit.state}${chosen ? ' chip-chosen' : ''}`}
+      title={`CPU ${visit.cpu}: ${label}, ${visit.nr_running} on its runqueue${chosen ? ' (chosen)' : ''}`}
+      data-cpu={visit.cpu}
+      data-state={visit.state}
+    >
+      <span className="chip-cpu">
+        <span className="sr-only">CPU </span>
+        {visit.cpu}
+      </span>{' '}
+      <span className="chip-state">
+        {label}
+        {chosen ? ', chosen' : ''}
+      </span>
+    </li>
+  );
+}
+
+function ChipLegend({ offline }: { offline: boolean }) {
+  return (
+    <ul className="chip-legend" aria-label="What the CPU chips mean">
+      {[...LEGEND, ...(offline ? (['offline'] as const) : [])].map((state) => (
+        <li key={state} className={`chip chip-${state}`}>
+          <span className="chip-state">{CPU_STATE_LABEL[state]}</span>
+        </li>
+      ))}
+      <li className="chip chip-idle chip-chosen">
+        <span className="chip-state">chosen</span>
+      </li>
+    </ul>
+  );
+}
+
+function GroupTable({ groups }: { groups: readonly GroupRow[] }) {
+  return (
+    <div className="groups-host">
+      <table className="groups">
+        <thead>
+          <tr>
+            <th scope="col">group</th>
+            <th scope="col" title="tasks on the group's runqueues">
+              sum_nr_
+              <wbr />
+              running
+            </th>
+            <th scope="col" title="idle CPUs, of the group's CPUs">
+              idle_
+              <wbr />
+              cpus
+            </th>
+            <th scope="col" title="CPUs of the group the task may use">
+              allowed
+            </th>
+            <th scope="col" title="group_classify()">
+              group_
+              <wbr />
+              type
+            </th>
+            <th scope="col" title="runqueue weight per CPU, scaled by 1024">
+              avg_
+              <wbr />
+              load
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {groups.map((group, index) => (
+            <tr key={index} className={[group.local ? 'local' : '', group.idlest ? 'idlest' : '', group.allowed_cpus === 0 ? 'skipped' : ''].join(' ').trim()}>
+              <th scope="row">
+                <BreakableList list={group.cpus} />
+                {group.local && <span className="tag">local</span>}
+                {group.idlest && <span className="tag">idlest</span>}
+              </th>
+              <td>{group.sum_nr_running}</td>
+              <td>
+                {group.idle_cpus}/{group.weight}
+              </td>
+              <td>{group.allowed_cpus === 0 ? 'none' : group.allowed_cpus}</td>
+              <td>{group.group_type ?? '–'}</td>
+              <td>{group.avg_load}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A CPU list that may wrap after its commas in a narrow column. */
+function BreakableList({ list }: { list: string }) {
+  const parts = list.split(',');
+  return (
+    <>
+      {parts.map((part, index) => (
+        <Fragment key={index}>
+          <span className="nowrap">
+            {part}
+            {index < parts.length - 1 && ','}
+          </span>
+          {index < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}

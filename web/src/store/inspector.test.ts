@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { cpuList, highlightOf, mayExplain, notExplainable, selectionOf, taskOfLine, type Inspection } from './inspector';
+import type { Decision, TaskInfo, TraceLine } from '../engine/protocol';
+import type { SimTimeNs } from '../base/types';
+
+function line(index: number, event: string, payload: string): TraceLine {
+  return { index, timeNs: 1000 as SimTimeNs, cpu: 0, event, payload, reason: '' };
+}
+
+const wakeup = line(48, 'sched_wakeup', 'comm=schbench-worker pid=1011 prio=120 target_cpu=001');
+const tasks: TaskInfo[] = [
+  { pid: 1011, comm: 'schbench-worker', group: 0, cpus: [0, 1, 2, 3, 4, 5, 6, 7] },
+  { pid: 1012, comm: 'kworker/0', group: 1, cpus: [0] },
+];
+
+function decision(overrides: Partial<Decision> = {}): Decision {
+  return {
+    record_index: 48,
+    event: 'sched_wakeup',
+    kind: 'wakeup',
+    pid: 1011,
+    comm: 'schbench-worker',
+    time_ns: 14000,
+    kernel: '6.5',
+    from_cpu: 3,
+    prev_cpu: 0,
+    allowed_cpus: [0, 1, 2, 3],
+    records: [{ index: 48, event: 'sched_wakeup' }],
+    steps: [],
+    chosen_cpu: 1,
+    summary: 'idle SMT sibling CPU 1',
+    ...overrides,
+  };
+}
+
+describe('the task a trace line is about', () => {
+  it('is the pid of a wakeup, fork, migration or exit', () => {
+    expect(taskOfLine(wakeup)).toBe(1011);
+    expect(taskOfLine(line(1, 'sched_wakeup_new', 'comm=stream pid=1004 prio=120 target_cpu=000'))).toBe(1004);
+    expect(taskOfLine(line(2, 'sched_migrate_task', 'comm=x pid=1000 prio=120 orig_cpu=0 dest_cpu=4'))).toBe(1000);
+  });
+
+  it('is the next task of a switch, or the previous one when the CPU goes idle', () => {
+    const to = 'prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0 next_pid=1012 next_prio=120';
+    expect(taskOfLine(line(3, 'sched_switch', to))).toBe(1012);
+    const idle = 'prev_comm=w prev_pid=1004 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120';
+    expect(taskOfLine(line(4, 'sched_switch', idle))).toBe(1004);
+  });
+
+  it('is none for records about no task, and a comm that looks like a field does not fool it', () => {
+    expect(taskOfLine(line(5, 'schedlab_cfs_throttle', 'cgroup=/a tasks=3'))).toBeUndefined();
+    expect(taskOfLine(line(6, 'sched_wakeup', 'comm=evil pid=7 pid=1010 prio=120 target_cpu=000'))).toBe(1010);
+  });
+});
+
+describe('what can be explained', () => {
+  it('is a wakeup, a fork, and the waking and migration lines of a wakeup', () => {
+    for (const event of ['sched_wakeup', 'sched_wakeup_new', 'sched_waking', 'sched_migrate_task']) expect(mayExplain(event)).toBe(true);
+    for (const event of ['sched_switch', 'sched_process_exit', 'schedlab_cfs_throttle']) expect(mayExplain(event)).toBe(false);
+    expect(notExplainable('sched_switch')).toContain('sched_switch event is not a placement decision');
+  });
+
+  it('selects the record and its task', () => {
+    expect(selectionOf(wakeup)).toEqual({ index: 48, event: 'sched_wakeup', timeNs: 1000, pid: 1011 });
+  });
+});
+
+describe('the selected task on the machine', () => {
+  const selection = selectionOf(wakeup);
+
+  it('outlines the CPUs the task list gives while the explanation is pending', () => {
+    const loading: Inspection = { status: 'loading' };
+    expect(highlightOf(selection, loading, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', allowed: tasks[0]?.cpus, chosen: undefined });
+  });
+
+  it('uses the decision: the CPUs allowed at its time, and the CPU chosen', () => {
+    const ready: Inspection = { status: 'ready', decision: decision() };
+    expect(highlightOf(selection, ready, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', allowed: [0, 1, 2, 3], chosen: 1 });
+  });
+
+  it('is nothing without a selected task', () => {
+    expect(highlightOf(undefined, { status: 'none' }, tasks)).toBeUndefined();
+    const throttle = selectionOf(line(5, 'schedlab_cfs_throttle', 'cgroup=/a tasks=3'));
+    expect(highlightOf(throttle, { status: 'none' }, tasks)).toBeUndefined();
+  });
+});
+
+describe('CPU lists', () => {
+  it('are written like the kernel writes them', () => {
+    expect(cpuList([0, 1, 2, 3, 8, 10, 11])).toBe('0-3,8,10-11');
+    expect(cpuList([112, 0, 16])).toBe('0,16,112');
+    expect(cpuList([])).toBe('');
+  });
+});
