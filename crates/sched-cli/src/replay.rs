@@ -154,23 +154,7 @@ pub fn to_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
 
 /// `0-3,8` from sorted CPU numbers.
 fn cpu_list(cpus: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut idx = 0;
-    while idx < cpus.len() {
-        let start = cpus[idx];
-        let mut end = start;
-        while idx + 1 < cpus.len() && cpus[idx + 1] == end + 1 {
-            idx += 1;
-            end = cpus[idx];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        idx += 1;
-    }
-    parts.join(",")
+    sched_core::cpuset::format_cpu_list(cpus)
 }
 
 fn lines_list(lines: &[u64]) -> String {

@@ -1,19 +1,8 @@
 //! The `schedlab` binary, run as a user would.
 
-use std::process::Command;
+mod common;
 
-fn schedlab(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("schedlab runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::schedlab;
 
 /// Runs `schedlab ARGS --trace-out TMP [EXTRA]`, asserts success, and returns its
 /// stdout and the written trace.

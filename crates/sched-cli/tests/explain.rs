@@ -1,20 +1,9 @@
 //! `schedlab explain`, run as a user would: pick a line of `run --trace-out`, ask
 //! why.
 
-use std::process::Command;
+mod common;
 
-fn schedlab(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("schedlab runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::schedlab;
 
 /// The event lines of `schedlab run SCENARIO --trace-out FILE --reasons ARGS`,
 /// header lines dropped: line N is record N.

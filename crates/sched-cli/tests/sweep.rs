@@ -1,20 +1,10 @@
 //! `schedlab sweep`, run as a user would.
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-fn schedlab(args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("schedlab runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::schedlab;
+
+use serde_json::Value;
 
 /// Runs `schedlab sweep teaching-small --set duration_ms=200 ARGS --json`, asserts
 /// success, and returns the printed text.

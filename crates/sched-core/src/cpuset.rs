@@ -108,24 +108,29 @@ impl CpuSet {
     /// Formats like the kernel's `%*pbl`: `0-3,8,10-11`.
     pub fn to_list_string(&self) -> String {
         let cpus: Vec<u32> = self.iter().map(|cpu| cpu.0).collect();
-        let mut parts = Vec::new();
-        let mut idx = 0;
-        while idx < cpus.len() {
-            let start = cpus[idx];
-            let mut end = start;
-            while idx + 1 < cpus.len() && cpus[idx + 1] == end + 1 {
-                idx += 1;
-                end = cpus[idx];
-            }
-            parts.push(if start == end {
-                start.to_string()
-            } else {
-                format!("{start}-{end}")
-            });
-            idx += 1;
-        }
-        parts.join(",")
+        format_cpu_list(&cpus)
     }
+}
+
+/// Formats ascending CPU numbers like the kernel's `%*pbl`: `0-3,8,10-11`.
+pub fn format_cpu_list(cpus: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut idx = 0;
+    while idx < cpus.len() {
+        let start = cpus[idx];
+        let mut end = start;
+        while idx + 1 < cpus.len() && cpus[idx + 1] == end + 1 {
+            idx += 1;
+            end = cpus[idx];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        idx += 1;
+    }
+    parts.join(",")
 }
 
 /// Parses a CPU list in the kernel's format (`0-3,8,10-11`), as taskset and numactl take it.

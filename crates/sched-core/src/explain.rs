@@ -461,23 +461,7 @@ pub(crate) fn plural(count: u32) -> &'static str {
 
 /// Formats CPU numbers like the kernel's `%*pbl`: `0-3,8,10-11`.
 pub fn cpu_list(cpus: &[u32]) -> String {
-    let mut parts = Vec::new();
-    let mut idx = 0;
-    while idx < cpus.len() {
-        let start = cpus[idx];
-        let mut end = start;
-        while idx + 1 < cpus.len() && cpus[idx + 1] == end + 1 {
-            idx += 1;
-            end = cpus[idx];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        idx += 1;
-    }
-    parts.join(",")
+    crate::cpuset::format_cpu_list(cpus)
 }
 
 /// The event names a decision can be asked about.

@@ -1,0 +1,18 @@
+//! Running the `schedlab` binary from the tests, as a user would.
+#![allow(dead_code)]
+
+use std::process::Command;
+
+/// Runs `schedlab ARGS` from the repository root; returns success, stdout, stderr.
+pub fn schedlab(args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("schedlab runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
