@@ -5,6 +5,7 @@ mod common;
 use common::{cgroup_tree, hogs, preset, run, scenario, tasks};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobPreset;
+use sched_core::task::TaskState;
 
 fn run_us(us: f64) -> Op {
     Op::Run {
@@ -215,4 +216,46 @@ fn a_lower_clock_stretches_cpu_work() {
         "half the clock gives {ratio} of the work"
     );
     assert_eq!(slow.avg_freq_mhz, 1000.0);
+}
+
+#[test]
+fn an_unthrottled_task_is_placed_like_a_waking_sleeper() {
+    // A throttled task whose vruntime fell far behind must not come back with all
+    // that credit: unthrottling enqueues it through place_entity(), no lower than
+    // min_vruntime - sched_latency / 2.
+    let mut sim = sched_core::Simulator::new(&scenario(
+        preset("teaching-small"),
+        vec![cgroup_tree(2, 4, 30)],
+        300,
+        1,
+    ))
+    .unwrap();
+    let latency = sim.knobs.sched_latency_ns;
+    let mut lowered = None;
+    while sim.step() == sched_core::StepOutcome::Handled {
+        match lowered {
+            None => {
+                if let Some(idx) = sim
+                    .tasks
+                    .iter()
+                    .position(|task| matches!(task.state, TaskState::Throttled(_)))
+                {
+                    sim.tasks[idx].vruntime = 0;
+                    lowered = Some(idx);
+                }
+            }
+            Some(idx) => {
+                if let TaskState::Queued(cpu) = sim.tasks[idx].state {
+                    let min_vruntime = sim.rqs[cpu.0 as usize].min_vruntime;
+                    assert!(
+                        sim.tasks[idx].vruntime + latency / 2 >= min_vruntime,
+                        "vruntime {} with min_vruntime {min_vruntime}",
+                        sim.tasks[idx].vruntime
+                    );
+                    return;
+                }
+            }
+        }
+    }
+    panic!("no throttled task was unthrottled");
 }
