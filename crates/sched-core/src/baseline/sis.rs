@@ -37,6 +37,18 @@ pub(crate) struct SisResult {
     pub limit: Option<u32>,
 }
 
+impl SisResult {
+    fn new(cpu: CpuId, step: SisStep, llc: u32, scanned: u32, limit: Option<u32>) -> Self {
+        SisResult {
+            cpu,
+            step,
+            llc,
+            scanned,
+            limit,
+        }
+    }
+}
+
 impl Simulator {
     /// `select_idle_sibling()`: dispatches to the kernel version's variant. The CPUs
     /// inspected are charged to `scanning_cpu` (the waker's CPU).
@@ -238,25 +250,13 @@ impl Simulator {
             let (core_cpu, _, inspected) = self.scan_idle_cores(task_id, target, llc);
             scanned += inspected;
             if let Some(cpu) = core_cpu {
-                return SisResult {
-                    cpu,
-                    step: SisStep::IdleCore,
-                    llc,
-                    scanned,
-                    limit: None,
-                };
+                return SisResult::new(cpu, SisStep::IdleCore, llc, scanned, None);
             }
         }
         let (found, inspected, limit) = self.select_idle_cpu(task_id, target, llc, scanning_cpu);
         scanned += inspected;
         if let Some(cpu) = found {
-            return SisResult {
-                cpu,
-                step: SisStep::IdleCpu,
-                llc,
-                scanned,
-                limit,
-            };
+            return SisResult::new(cpu, SisStep::IdleCpu, llc, scanned, limit);
         }
         let (sibling, inspected) = self.select_idle_smt(task_id, target);
         scanned += inspected;
@@ -307,13 +307,7 @@ impl Simulator {
             let (sibling, inspected) = self.select_idle_smt(task_id, prev);
             scanned += inspected;
             if let Some(cpu) = sibling {
-                return SisResult {
-                    cpu,
-                    step: SisStep::IdleSibling,
-                    llc,
-                    scanned,
-                    limit: None,
-                };
+                return SisResult::new(cpu, SisStep::IdleSibling, llc, scanned, None);
             }
         }
         let (found, inspected, limit) = self.select_idle_cpu(task_id, target, llc, scanning_cpu);
