@@ -5,39 +5,47 @@ mod common;
 use common::{median, preset, run, scenario, schbench};
 use sched_core::workload::{StreamSpec, WorkloadSpec};
 
-/// Median over seeds 1..=5 of schbench's p99 wakeup latency on the seed-001 machine.
-fn schbench_p99(kernel: &str, workers: u32) -> f64 {
-    let p99s = (1..=5)
+/// Medians over seeds 1..=5 of schbench's (p99, p99.5) wakeup latency on the
+/// seed-001 machine, 10 s runs.
+fn schbench_tail(kernel: &str, workers: u32) -> (f64, f64) {
+    let (p99s, p99_5s): (Vec<f64>, Vec<f64>) = (1..=5)
         .map(|seed| {
             let mut scenario = scenario(
                 preset("xeon-2s10c"),
                 vec![schbench(2, workers, 30_000, 30_000)],
-                5_000,
+                10_000,
                 seed,
             );
             scenario.kernel = Some(kernel.into());
-            run(&scenario).wakeup_latency_us.p99
+            let latency = run(&scenario).wakeup_latency_us;
+            (latency.p99, latency.p99_5)
         })
-        .collect();
-    median(p99s)
+        .unzip();
+    (median(p99s), median(p99_5s))
 }
 
 #[test]
 fn the_4_6_wakeup_path_stacks_workers_once_the_machine_is_full_and_6_5_does_not() {
     // 4.6's select_idle_sibling takes only a fully idle core or an idle sibling of the
-    // target, so once every core has a busy thread, displaced workers queue. In the
-    // model the cliff comes at -t 20 (42 tasks on 40 CPUs); the seed saw it at -t 19.
-    let old_18 = schbench_p99("4.6", 18);
-    let old_20 = schbench_p99("4.6", 20);
-    let new_18 = schbench_p99("6.5", 18);
-    let new_20 = schbench_p99("6.5", 20);
+    // target, and its wake_affine pulls workers towards their message thread, whose
+    // CPU's PELT load rounds to 0. At -t 19 (40 threads on 40 CPUs) the tail breaks:
+    // p99.5 in most seeds, p99 in some (see docs/kernel-versions.md); at -t 20, p99.
+    let (old_p99_18, old_p99_5_18) = schbench_tail("4.6", 18);
+    let (_, old_p99_5_19) = schbench_tail("4.6", 19);
+    let (old_p99_20, _) = schbench_tail("4.6", 20);
+    let (_, new_p99_5_18) = schbench_tail("6.5", 18);
+    let (_, new_p99_5_19) = schbench_tail("6.5", 19);
     assert!(
-        old_20 > 10.0 * old_18,
-        "4.6: p99 at -t 20 {old_20} us vs -t 18 {old_18} us"
+        old_p99_5_19 > 10.0 * old_p99_5_18,
+        "4.6: p99.5 at -t 19 {old_p99_5_19} us vs -t 18 {old_p99_5_18} us"
     );
     assert!(
-        new_20 < 3.0 * new_18,
-        "6.5: p99 at -t 20 {new_20} us vs -t 18 {new_18} us"
+        old_p99_20 > 10.0 * old_p99_18,
+        "4.6: p99 at -t 20 {old_p99_20} us vs -t 18 {old_p99_18} us"
+    );
+    assert!(
+        new_p99_5_19 < 3.0 * new_p99_5_18,
+        "6.5: p99.5 at -t 19 {new_p99_5_19} us vs -t 18 {new_p99_5_18} us"
     );
 }
 

@@ -13,36 +13,47 @@ fn on_4_6(mut scenario: Scenario, scan: bool, gate: bool) -> Scenario {
     scenario
 }
 
-/// Median over seeds 1..=5 of (p50, p99) for `schbench -m 2 -t N` on 40 CPUs.
-fn schbench_latency(workers: u32, scan: bool) -> (f64, f64) {
-    let (p50s, p99s): (Vec<f64>, Vec<f64>) = (1..=5)
-        .map(|seed| {
-            let base = scenario(
-                preset("xeon-2s10c"),
-                vec![schbench(2, workers, 30_000, 30_000)],
-                3_000,
-                seed,
-            );
-            let summary = run(&on_4_6(base, scan, true));
-            (summary.wakeup_latency_us.p50, summary.wakeup_latency_us.p99)
-        })
-        .unzip();
-    (median(p50s), median(p99s))
+/// Medians over seeds 1..=5 of (p50, p99, p99.5) for `schbench -m 2 -t N` on 40
+/// CPUs, 10 s runs.
+fn schbench_latency(workers: u32, scan: bool) -> (f64, f64, f64) {
+    let mut p50s = Vec::new();
+    let mut p99s = Vec::new();
+    let mut p99_5s = Vec::new();
+    for seed in 1..=5 {
+        let base = scenario(
+            preset("xeon-2s10c"),
+            vec![schbench(2, workers, 30_000, 30_000)],
+            10_000,
+            seed,
+        );
+        let latency = run(&on_4_6(base, scan, true)).wakeup_latency_us;
+        p50s.push(latency.p50);
+        p99s.push(latency.p99);
+        p99_5s.push(latency.p99_5);
+    }
+    (median(p50s), median(p99s), median(p99_5s))
 }
 
 #[test]
 fn the_package_scan_removes_the_4_6_cliff_and_leaves_p50_alone() {
-    // The model's cliff is at -t 20 (see docs/policies/sis-idle-scan.md).
-    let (p50_18_off, p99_18_off) = schbench_latency(18, false);
-    let (p50_20_off, p99_20_off) = schbench_latency(20, false);
-    let (p50_20_on, p99_20_on) = schbench_latency(20, true);
+    // See docs/policies/sis-idle-scan.md: at -t 19 the model's 4.6 tail breaks in
+    // p99.5 (p99 in some seeds), at -t 20 in p99.
+    let (p50_18_off, p99_18_off, _) = schbench_latency(18, false);
+    let (_, _, p99_5_19_off) = schbench_latency(19, false);
+    let (_, _, p99_5_19_on) = schbench_latency(19, true);
+    let (p50_20_off, p99_20_off, _) = schbench_latency(20, false);
+    let (p50_20_on, p99_20_on, _) = schbench_latency(20, true);
     assert!(
         p99_20_off > 10.0 * p99_18_off,
         "no cliff without the scan: {p99_20_off} vs {p99_18_off}"
     );
     assert!(
         p99_20_on < 3.0 * p99_18_off,
-        "the scan left p99 at {p99_20_on} us"
+        "the scan left p99 at -t 20 at {p99_20_on} us"
+    );
+    assert!(
+        p99_5_19_on * 5.0 < p99_5_19_off,
+        "the scan left p99.5 at -t 19 at {p99_5_19_on} us (without: {p99_5_19_off} us)"
     );
     for p50 in [p50_20_off, p50_20_on] {
         assert!(

@@ -10,8 +10,14 @@
 //!   cache wins, a sync wakeup onto a CPU running only the waker wins), then
 //!   `wake_affine_weight`.
 //!
-//! Loads are the runqueues' instantaneous weights, where the kernel uses
-//! `source_load`/`target_load` (4.x) or PELT `load_avg` (5.x).
+//! Loads are PELT averages, as the kernel's: a CPU's load is the sum of the
+//! `load_avg` of the CFS tasks on its runqueue (`weighted_cpuload()`, the
+//! `runnable_load_avg` that `source_load`/`target_load` read with `wake_idx` 0), and
+//! the wakee's is its own `load_avg` as of when it last slept. A waker CPU whose
+//! only task barely runs (a message thread) holds a load that rounds to 0, and then
+//! the 4.6 form always pulls.
+//! Simplification: 5.7+ `cpu_load()` also counts blocked load; the model counts the
+//! runnable tasks' load in every version.
 
 use crate::domains::SchedDomain;
 use crate::engine::Simulator;
@@ -171,13 +177,13 @@ impl Simulator {
         waker: Option<TaskId>,
         sync: bool,
     ) -> bool {
-        let task_weight = self.tasks[task_id.0 as usize].weight as u64;
-        let mut this_load = self.rqs[this.0 as usize].load_weight;
-        let prev_load = self.rqs[prev.0 as usize].load_weight;
+        let task_weight = self.task_load_avg(task_id);
+        let mut this_load = self.cpu_runnable_load(this);
+        let prev_load = self.cpu_runnable_load(prev);
         if sync {
-            // effective_load(): the waker is about to sleep, so its weight leaves this CPU.
-            let waker_weight = waker.map_or(0, |waker| self.tasks[waker.0 as usize].weight as u64);
-            this_load = this_load.saturating_sub(waker_weight);
+            // effective_load(): the waker is about to sleep, so its load leaves this CPU.
+            let waker_load = waker.map_or(0, |waker| self.task_runnable_load(waker));
+            this_load = this_load.saturating_sub(waker_load);
         }
         if this_load == 0 {
             // An empty waker CPU: the kernel skips the load terms and the 100 vs
@@ -295,10 +301,10 @@ impl Simulator {
             return false;
         }
         // wake_affine_weight()
-        let task_weight = self.tasks[task_id.0 as usize].weight as u64;
-        let mut this_load = self.rqs[this.0 as usize].load_weight;
+        let task_weight = self.task_load_avg(task_id);
+        let mut this_load = self.cpu_runnable_load(this);
         if sync {
-            let waker_weight = waker.map_or(0, |waker| self.tasks[waker.0 as usize].weight as u64);
+            let waker_weight = waker.map_or(0, |waker| self.task_runnable_load(waker));
             if waker_weight > this_load {
                 self.explain(move |_, rec| {
                     rec.push(affine_step("4.14", sd, this, prev, "wa_weight_sync", true, [Some(this_load), None, Some(task_weight), None, None], format!(
@@ -310,7 +316,7 @@ impl Simulator {
             this_load -= waker_weight;
         }
         let mut this_eff = this_load + task_weight;
-        let prev_load = self.rqs[prev.0 as usize].load_weight;
+        let prev_load = self.cpu_runnable_load(prev);
         let mut prev_eff = prev_load;
         if self.features.wa_bias {
             this_eff *= 100;
@@ -340,6 +346,32 @@ impl Simulator {
             )));
         });
         this_eff < prev_eff
+    }
+
+    /// A sleeping task's `se->avg.load_avg` as of when it last ran: its PELT
+    /// average scaled by its weight, an integer as the kernel keeps it.
+    /// Simplification: the model's average grows only while the task runs, where
+    /// `load_avg` also grows while it waits on a runqueue.
+    fn task_load_avg(&self, task_id: TaskId) -> u64 {
+        let task = &self.tasks[task_id.0 as usize];
+        (task.pelt.util_avg * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
+    }
+
+    /// The `load_avg` of a task on a runqueue (running or waiting), as of now.
+    fn task_runnable_load(&self, task_id: TaskId) -> u64 {
+        let task = &self.tasks[task_id.0 as usize];
+        (task.pelt.peek(self.now(), true) * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
+    }
+
+    /// `weighted_cpuload()`: the summed `load_avg` of the CFS tasks on a CPU's
+    /// runqueue, the running one included (`cfs_rq->runnable_load_avg`).
+    fn cpu_runnable_load(&self, cpu: CpuId) -> u64 {
+        let rq = &self.rqs[cpu.0 as usize];
+        rq.curr
+            .into_iter()
+            .chain(rq.queued.iter().map(|&(_, task)| task))
+            .map(|task| self.task_runnable_load(task))
+            .sum()
     }
 
     /// `ttwu_queue()`: takes the target runqueue's lock for the wakeup. With
