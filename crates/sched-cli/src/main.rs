@@ -504,6 +504,10 @@ fn list() {
     println!("  sis_scan.gate             ... only when should_scan_idle holds: target runs <= 1 task, task not cache-hot (default true)");
     println!("  numa_affinity.enabled     5.18 fork: limit the NUMA imbalance allowance to a pinned task's allowed CPUs in the local node (default false)");
     println!("  numa_affinity.check       how \"pinned to a subset\" is tested: \"ne\" (nr_cpus_allowed != num_online_cpus(), default) or \"lt\"");
+    println!("  shared_runq.mode          seed 000 (6.5): \"off\" (default), \"wakeups\" (push a wakeup that select_task_rq did not migrate) or \"all\" (push on every enqueue)");
+    println!("  shared_runq.shard_size    CPUs per shard: max(llc_cpus / size, 1) shards per LLC; 0 for one unsharded queue per LLC (default 6)");
+    println!("  shared_runq.shard_index   a CPU's shard: \"cpu_mod\" (cpu % shards, default) or \"cpu_shr1_mod\" ((cpu >> 1) % shards)");
+    println!("  shared_runq.skip_llc_balance  after a shared-runqueue pull attempt, newidle balancing starts above the LLC (default false)");
     println!();
     println!("Knob presets (knobs.preset): default, hhvm");
     println!();

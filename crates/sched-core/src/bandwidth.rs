@@ -183,7 +183,8 @@ impl Simulator {
             let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
             let task = &mut self.tasks[task_id.0 as usize];
             task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
-            self.enqueue_task(task_id, cpu);
+            // 6.x unthrottles a remote cfs_rq on its own CPU (async CSD).
+            self.enqueue_task(task_id, cpu, cpu);
             self.check_preempt_curr(cpu, task_id);
             tally.touched(cpu);
         }

@@ -28,6 +28,8 @@ pub const DEFAULT_BALANCE_ATTEMPT_NS: u64 = 400;
 // Memory bandwidth figures are per machine preset: `topology::memory_figures`.
 /// Runqueue lock hold time per acquisition, before any cache-line bounce.
 pub const DEFAULT_RQ_LOCK_HOLD_NS: u64 = 150;
+/// A shared-runqueue shard lock's hold time: one list insertion or deletion.
+pub const DEFAULT_SHARD_LOCK_HOLD_NS: u64 = 60;
 /// Extra hold time when the lock's cache line comes from another CPU of the LLC,
 /// another LLC, or another node.
 pub const DEFAULT_BOUNCE_LLC_NS: u64 = 40;
@@ -89,6 +91,10 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 100000))]
     pub rq_lock_hold_ns: Option<u64>,
+    /// SHARED_RUNQ shard lock hold time per acquisition, in ns (default 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000))]
+    pub shard_lock_hold_ns: Option<u64>,
     /// The cores' clock, in MHz (default: the machine's nominal frequency). Work runs
     /// at `frequency_mhz / nominal`: half the clock, twice the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +116,7 @@ pub struct Costs {
     pub memory_llc_gbps: u32,
     pub memory_node_gbps: u32,
     pub rq_lock_hold_ns: u64,
+    pub shard_lock_hold_ns: u64,
     /// Clock relative to nominal, in permille (1000 = nominal).
     pub frequency_permille: u32,
     pub frequency_mhz: u32,
@@ -144,6 +151,9 @@ impl CostsSpec {
             memory_llc_gbps: self.memory_llc_gbps.unwrap_or(memory.llc_gbps),
             memory_node_gbps: self.memory_node_gbps.unwrap_or(memory.node_gbps),
             rq_lock_hold_ns: self.rq_lock_hold_ns.unwrap_or(DEFAULT_RQ_LOCK_HOLD_NS),
+            shard_lock_hold_ns: self
+                .shard_lock_hold_ns
+                .unwrap_or(DEFAULT_SHARD_LOCK_HOLD_NS),
         }
     }
 }

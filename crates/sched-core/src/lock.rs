@@ -9,6 +9,10 @@ use crate::cost::bounce_ns;
 use crate::time::SimTime;
 use crate::topology::{CpuId, Topology};
 use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Where a lock is taken: the kernel function `/proc/lock_stat` names as a call site.
+pub type LockSite = &'static str;
 
 /// One row of `/proc/lock_stat`, times in nanoseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -26,6 +30,12 @@ pub struct LockStat {
     pub holdtime_max_ns: u64,
     pub holdtime_total_ns: u64,
     pub holdtime_avg_ns: u64,
+    /// Contentions by the call site of the CPU that had to wait (the kernel's first
+    /// block of call sites under a class).
+    pub contention_points: BTreeMap<LockSite, u64>,
+    /// Contentions by the call site of the CPU that held the lock meanwhile (the
+    /// second block).
+    pub contending_points: BTreeMap<LockSite, u64>,
 }
 
 impl LockStat {
@@ -36,13 +46,15 @@ impl LockStat {
         }
     }
 
-    fn record(&mut self, wait_ns: u64, hold_ns: u64, bounced: bool) {
+    fn record(&mut self, wait_ns: u64, hold_ns: u64, bounced: bool, sites: (LockSite, LockSite)) {
         self.acquisitions += 1;
         if bounced {
             self.acq_bounces += 1;
         }
         if wait_ns > 0 {
             self.contentions += 1;
+            *self.contention_points.entry(sites.0).or_default() += 1;
+            *self.contending_points.entry(sites.1).or_default() += 1;
             if bounced {
                 self.con_bounces += 1;
             }
@@ -71,11 +83,13 @@ impl LockStat {
 pub struct SpinLock {
     pub free_at: SimTime,
     pub last_holder: Option<CpuId>,
+    /// Where the last holder took it.
+    pub last_site: LockSite,
 }
 
 impl SpinLock {
-    /// Takes the lock at `now` on `cpu` for `hold_ns`; returns the CPU time this costs
-    /// (spin plus hold) and records it in `stat`.
+    /// Takes the lock at `now` on `cpu` for `hold_ns`, from call site `site`; returns
+    /// the CPU time this costs (spin plus hold) and records it in `stat`.
     pub fn acquire(
         &mut self,
         now: SimTime,
@@ -83,6 +97,7 @@ impl SpinLock {
         hold_ns: u64,
         topology: &Topology,
         stat: &mut LockStat,
+        site: LockSite,
     ) -> u64 {
         // A CPU that took the lock earlier in the same instant is not contending with
         // itself: its acquisitions run one after the other in its own time, and only
@@ -97,7 +112,8 @@ impl SpinLock {
         let hold = hold_ns + bounce;
         self.free_at = start + SimTime(hold);
         self.last_holder = Some(cpu);
-        stat.record(wait, hold, bounce > 0);
+        let holder_site = std::mem::replace(&mut self.last_site, site);
+        stat.record(wait, hold, bounce > 0, (site, holder_site));
         wait + hold
     }
 }
@@ -145,6 +161,16 @@ pub fn format_lock_stat(rows: &[LockStat]) -> String {
             us(row.holdtime_total_ns),
             us(row.holdtime_avg_ns)
         ));
+        // The call sites: where waiters spun, then where the holders were.
+        for points in [&row.contention_points, &row.contending_points] {
+            if points.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("{:>40}\n", "-".repeat(row.class.len())));
+            for (site, count) in points.iter() {
+                out.push_str(&format!("{:>40} {count:>14} {site}\n", row.class));
+            }
+        }
     }
     out
 }
@@ -170,17 +196,36 @@ mod tests {
         let topology = teaching_small();
         let mut lock = SpinLock::default();
         let mut stat = LockStat::new("&rq->__lock");
-        let first = lock.acquire(SimTime(0), CpuId(0), 100, &topology, &mut stat);
+        let first = lock.acquire(
+            SimTime(0),
+            CpuId(0),
+            100,
+            &topology,
+            &mut stat,
+            "__schedule",
+        );
         assert_eq!(first, 100);
         // CPU 5 (the other LLC) arrives while CPU 0 holds it: spins 50, bounces.
-        let second = lock.acquire(SimTime(50), CpuId(5), 100, &topology, &mut stat);
+        let second = lock.acquire(
+            SimTime(50),
+            CpuId(5),
+            100,
+            &topology,
+            &mut stat,
+            "task_rq_lock",
+        );
         assert_eq!(second, 50 + 100 + crate::cost::DEFAULT_BOUNCE_CROSS_LLC_NS);
         assert_eq!(stat.acquisitions, 2);
         assert_eq!(stat.contentions, 1);
         assert_eq!(stat.con_bounces, 1);
         assert_eq!(stat.acq_bounces, 1);
         assert_eq!(stat.waittime_max_ns, 50);
-        assert!(format_lock_stat(&[stat]).contains("&rq->__lock:"));
+        // The waiter came from task_rq_lock while __schedule held it.
+        assert_eq!(stat.contention_points.get("task_rq_lock"), Some(&1));
+        assert_eq!(stat.contending_points.get("__schedule"), Some(&1));
+        let text = format_lock_stat(&[stat]);
+        assert!(text.contains("&rq->__lock:"));
+        assert!(text.contains("1 task_rq_lock"), "{text}");
     }
 
     #[test]
@@ -188,12 +233,33 @@ mod tests {
         let topology = teaching_small();
         let mut lock = SpinLock::default();
         let mut stat = LockStat::new("&rq->__lock");
-        lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
-        let again = lock.acquire(SimTime(0), CpuId(2), 100, &topology, &mut stat);
+        lock.acquire(
+            SimTime(0),
+            CpuId(2),
+            100,
+            &topology,
+            &mut stat,
+            "__schedule",
+        );
+        let again = lock.acquire(
+            SimTime(0),
+            CpuId(2),
+            100,
+            &topology,
+            &mut stat,
+            "__schedule",
+        );
         assert_eq!(again, 100, "no spin on a lock this CPU itself just held");
         assert_eq!(stat.contentions, 0);
         // Another CPU arriving while it is held does contend, and bounces the line.
-        lock.acquire(SimTime(0), CpuId(3), 100, &topology, &mut stat);
+        lock.acquire(
+            SimTime(0),
+            CpuId(3),
+            100,
+            &topology,
+            &mut stat,
+            "task_rq_lock",
+        );
         assert_eq!(stat.contentions, 1);
         assert_eq!(stat.con_bounces, 1);
     }

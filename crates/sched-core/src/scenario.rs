@@ -93,6 +93,13 @@ pub struct PolicySpec {
     /// "lt" (`<`), which agree while every CPU is online (default "ne").
     #[serde(default)]
     pub numa_affinity: crate::policy::numa_affinity::NumaAffinitySpec,
+    /// Seed 000: sharded per-LLC shared runqueues that a CPU pulls from before it goes
+    /// idle. `mode`: "off" (default), "wakeups" (push on a wakeup that
+    /// select_task_rq did not migrate) or "all" (push on every enqueue);
+    /// `shard_size` (default 6, 0 for one shard per LLC); `shard_index`: "cpu_mod"
+    /// or "cpu_shr1_mod"; `skip_llc_balance` (default false).
+    #[serde(default)]
+    pub shared_runq: crate::policy::shared_runq::SharedRunqSpec,
 }
 
 /// The policy switches, resolved.
@@ -103,6 +110,7 @@ pub struct Policy {
     pub periodic_balance: bool,
     pub sis_scan: crate::policy::sis_scan::SisScanSpec,
     pub numa_affinity: crate::policy::numa_affinity::NumaAffinitySpec,
+    pub shared_runq: crate::policy::shared_runq::SharedRunqSpec,
 }
 
 impl PolicySpec {
@@ -113,6 +121,7 @@ impl PolicySpec {
             periodic_balance: self.periodic_balance.enabled,
             sis_scan: self.sis_scan,
             numa_affinity: self.numa_affinity,
+            shared_runq: self.shared_runq,
         }
     }
 }

@@ -23,6 +23,13 @@ pub enum TraceKind {
     /// The model's own: a CPU went offline (`arg0` 0) or came online (1); `arg1`
     /// counts the tasks moved away.
     CpuHotplug = 8,
+    /// The model's own: SHARED_RUNQ pushed a task into a shard (`arg0` the shard's
+    /// index in its LLC, `arg1` the LLC).
+    ShardPush = 9,
+    /// The model's own: a task left its shard because it was picked or dequeued.
+    ShardPop = 10,
+    /// The model's own: a CPU about to go idle pulled a task from a shard.
+    ShardPull = 11,
 }
 
 impl TraceKind {
@@ -37,6 +44,9 @@ impl TraceKind {
             TraceKind::CfsThrottle => "schedlab_cfs_throttle",
             TraceKind::CfsUnthrottle => "schedlab_cfs_unthrottle",
             TraceKind::CpuHotplug => "schedlab_cpu_hotplug",
+            TraceKind::ShardPush => "schedlab_shard_push",
+            TraceKind::ShardPop => "schedlab_shard_pop",
+            TraceKind::ShardPull => "schedlab_shard_pull",
         }
     }
 }
@@ -155,6 +165,21 @@ pub enum Reason {
     Throttled,
     /// Switch: the CPU had been idle and a task arrived.
     LeftIdle,
+    /// SHARED_RUNQ pushed the task into a shard, from `site`.
+    ShardPush {
+        site: crate::policy::shared_runq::ShardSite,
+    },
+    /// The task left its shard, from `site` (it was picked or dequeued).
+    ShardPop {
+        site: crate::policy::shared_runq::ShardSite,
+    },
+    /// A CPU going idle pulled the task from shard `shard` of LLC `llc`; it was
+    /// queued on CPU `src`.
+    SharedRunqPull {
+        shard: u32,
+        llc: u32,
+        src: u32,
+    },
 }
 
 impl Reason {
@@ -243,6 +268,21 @@ impl Reason {
             Reason::PrevStopped => "the previous task blocked, slept or exited".to_string(),
             Reason::Throttled => "its cgroup used up its CFS bandwidth quota: throttled".to_string(),
             Reason::LeftIdle => format!("CPU {cpu} was idle; pid {pid} runs at once"),
+            Reason::ShardPush { site } => {
+                use crate::policy::shared_runq::ShardSite;
+                let why = match site {
+                    ShardSite::EnqueueTaskFair => "a wakeup that select_task_rq did not migrate",
+                    _ => "every enqueue",
+                };
+                format!("{}: pid {pid} joins CPU {cpu}'s shard ({why})", site.name())
+            }
+            Reason::ShardPop { site } => format!(
+                "{}: pid {pid} leaves its shard on CPU {cpu}",
+                site.name()
+            ),
+            Reason::SharedRunqPull { shard, llc, src } => format!(
+                "CPU {cpu} pulled pid {pid} from shard {shard} of LLC {llc} in newidle_balance (it waited on CPU {src})"
+            ),
         }
     }
 }
@@ -443,6 +483,28 @@ impl Trace {
                 },
                 record.arg1
             ),
+            TraceKind::ShardPush | TraceKind::ShardPop => format!(
+                "comm={} pid={} shard={} llc={}",
+                names.comm(pid),
+                pid,
+                record.arg0,
+                record.arg1
+            ),
+            TraceKind::ShardPull => {
+                let src = match record.reason {
+                    Reason::SharedRunqPull { src, .. } => src,
+                    _ => record.cpu,
+                };
+                format!(
+                    "comm={} pid={} shard={} llc={} orig_cpu={} dest_cpu={}",
+                    names.comm(pid),
+                    pid,
+                    record.arg0,
+                    record.arg1,
+                    src,
+                    record.cpu
+                )
+            }
         }
     }
 

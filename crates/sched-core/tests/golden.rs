@@ -302,3 +302,40 @@ fn each_variant_of_each_path_has_its_own_golden_schedule() {
         }
     }
 }
+
+#[test]
+fn each_shared_runq_mode_has_its_own_golden_schedule() {
+    use sched_core::policy::shared_runq::{SharedRunqMode, SharedRunqSpec};
+    // Two hackbench groups on 8 CPUs in 2 LLCs: queues form, so pushes, pops and
+    // newidle pulls all show.
+    let base = no_background(scenario(
+        preset("teaching-small"),
+        vec![common::hackbench(1, 3, 2)],
+        4,
+        5,
+    ));
+    let mut decisions = Vec::new();
+    for (name, mode) in [
+        ("off", SharedRunqMode::Off),
+        ("wakeups", SharedRunqMode::Wakeups),
+        ("all", SharedRunqMode::All),
+    ] {
+        let mut scenario = base.clone();
+        scenario.policy.shared_runq = SharedRunqSpec {
+            mode,
+            ..SharedRunqSpec::default()
+        };
+        let sim = run_sim(&scenario);
+        let trace = sim.trace.compact(&sim);
+        check_golden(&format!("policies/shared_runq-{name}.txt"), &trace);
+        decisions.push((name, trace));
+    }
+    for (idx, (left, left_trace)) in decisions.iter().enumerate() {
+        for (right, right_trace) in &decisions[idx + 1..] {
+            assert!(
+                left_trace != right_trace,
+                "modes {left} and {right} give the same schedule"
+            );
+        }
+    }
+}

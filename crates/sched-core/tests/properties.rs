@@ -8,6 +8,7 @@ use common::{
     schbench_pipe, stream, tbench, turbo_bench,
 };
 use proptest::prelude::*;
+use sched_core::policy::shared_runq::{ShardIndex, SharedRunqMode, SharedRunqSpec};
 use sched_core::Simulator;
 
 const PRESETS: &[&str] = &[
@@ -46,9 +47,18 @@ proptest! {
         seed in any::<u64>(),
         newidle in any::<bool>(),
         hotplug in prop::collection::vec((0.0f64..40.0, 0u32..8, any::<bool>()), 0..6),
+        shared_runq in (0u8..3, 0u32..8, any::<bool>(), any::<bool>()),
     ) {
         let mut scenario = scenario(preset(PRESETS[preset_idx]), workloads, 40, seed);
         scenario.policy.newidle_balance.enabled = newidle;
+        let (mode, shard_size, shifted, skip_llc_balance) = shared_runq;
+        scenario.policy.shared_runq = SharedRunqSpec {
+            mode: [SharedRunqMode::Off, SharedRunqMode::Wakeups, SharedRunqMode::All]
+                [mode as usize],
+            shard_size,
+            shard_index: if shifted { ShardIndex::CpuShr1Mod } else { ShardIndex::CpuMod },
+            skip_llc_balance,
+        };
         // CPUs going offline and coming back at random times (never all at once:
         // CPU 0 stays, as the boot CPU does).
         scenario.hotplug = hotplug

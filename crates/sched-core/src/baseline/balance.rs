@@ -55,6 +55,16 @@ impl Simulator {
     /// `newidle_balance()`. Returns true when a task was pulled.
     pub(crate) fn newidle_balance(&mut self, cpu: CpuId) -> bool {
         let cpu_idx = cpu.0 as usize;
+        // SHARED_RUNQ: pull from the LLC's shards first, before any gate.
+        let mut first_level = 0;
+        if self.shared_runq.enabled() {
+            if self.shared_runq_pull(cpu) {
+                return true;
+            }
+            if self.shared_runq.spec.skip_llc_balance {
+                first_level = self.first_level_above_llc(cpu);
+            }
+        }
         let avg_idle = self.cpus[cpu_idx].avg_idle_ns;
         // rd->overload: some runqueue has a task waiting.
         if !self.any_waiting() {
@@ -76,7 +86,7 @@ impl Simulator {
         }
         let n_domains = self.domains.of(cpu).len();
         let mut spent = 0u64;
-        for level in 0..n_domains {
+        for level in first_level..n_domains {
             let expected = self.cpus[cpu_idx].max_newidle_lb_cost[level];
             if avg_idle < spent + expected {
                 break;

@@ -378,13 +378,19 @@ impl Simulator {
     /// `TTWU_QUEUE`, a wakeup onto a CPU that does not share the waker's cache (and
     /// from 6.0 onto an idle CPU) is put on the target's wake list, and the target
     /// takes its own lock in `sched_ttwu_pending()`; otherwise the waker takes it.
-    pub(crate) fn ttwu_queue(&mut self, target: CpuId, waker_cpu: CpuId) {
+    /// Returns the CPU that enqueues the task.
+    pub(crate) fn ttwu_queue(&mut self, target: CpuId, waker_cpu: CpuId) -> CpuId {
         let queued = self.features.ttwu_queue
             && target != waker_cpu
             && (self.topology.llc_of(target) != self.topology.llc_of(waker_cpu)
                 || (self.features.ttwu_queue_idle && self.cpu_is_idle(target)));
-        let by = if queued { target } else { waker_cpu };
-        self.lock_rq(target, by);
+        let (by, site) = if queued {
+            (target, "sched_ttwu_pending")
+        } else {
+            (waker_cpu, "raw_spin_rq_lock_nested")
+        };
+        self.lock_rq(target, by, site);
+        by
     }
 }
 

@@ -3,6 +3,7 @@
 use super::*;
 use crate::cfs::calc_delta_fair;
 use crate::cost::work_done_in;
+use crate::lock::LockSite;
 use crate::task::{TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::CpuId;
@@ -162,7 +163,8 @@ impl Simulator {
     }
 
     /// Takes `cpu`'s runqueue lock from `by`: the spin and the hold are `by`'s overhead.
-    pub(crate) fn lock_rq(&mut self, cpu: CpuId, by: CpuId) {
+    /// Takes `cpu`'s runqueue lock on CPU `by`, from kernel function `site`.
+    pub(crate) fn lock_rq(&mut self, cpu: CpuId, by: CpuId, site: LockSite) {
         let hold = self.costs.rq_lock_hold_ns;
         let cost = self.rq_locks[cpu.0 as usize].acquire(
             self.now,
@@ -170,6 +172,7 @@ impl Simulator {
             hold,
             &self.topology,
             &mut self.rq_lock_stat,
+            site,
         );
         self.charge_overhead(by, cost);
     }

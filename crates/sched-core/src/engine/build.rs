@@ -216,6 +216,11 @@ impl Simulator {
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);
         let n_workloads = workloads.len();
+        let shared_runq = crate::policy::shared_runq::SharedRunq::new(
+            scenario.policy.shared_runq,
+            &topology,
+            tasks.len(),
+        );
         Ok(Simulator {
             title: scenario.title.clone(),
             seed: scenario.seed,
@@ -250,6 +255,7 @@ impl Simulator {
             parked: Vec::new(),
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
+            shared_runq,
             llc_idle: llc_idle_initial,
             llc_waiting: vec![0; n_llcs],
             gap_integrated_to: SimTime::ZERO,

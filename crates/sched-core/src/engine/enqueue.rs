@@ -1,12 +1,15 @@
 //! Enqueue, dequeue and migration of tasks between runqueues.
 
 use super::*;
+use crate::policy::shared_runq::{ShardSite, SharedRunqMode};
 use crate::task::{TaskId, TaskState};
 use crate::topology::CpuId;
 use crate::trace::{Reason, TraceKind};
 
 impl Simulator {
-    pub(crate) fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId) {
+    /// Puts a task on `cpu`'s runqueue (`enqueue_task_fair` → `__enqueue_entity`);
+    /// `by` is the CPU doing it.
+    pub(crate) fn enqueue_task(&mut self, task_id: TaskId, cpu: CpuId, by: CpuId) {
         let task = &mut self.tasks[task_id.0 as usize];
         task.state = TaskState::Queued(cpu);
         task.cpu = cpu;
@@ -16,6 +19,17 @@ impl Simulator {
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
         self.touch(cpu);
+        if self.shared_runq.spec.mode == SharedRunqMode::All {
+            self.shared_runq_enqueue(task_id, cpu, by, ShardSite::EnqueueEntity);
+        }
+    }
+
+    /// The shard site of a dequeue in the current SHARED_RUNQ mode.
+    fn dequeue_site(&self) -> ShardSite {
+        match self.shared_runq.spec.mode {
+            SharedRunqMode::All => ShardSite::DequeueEntity,
+            _ => ShardSite::DequeueTaskFair,
+        }
     }
 
     /// Takes the current task off its CPU because it blocks, sleeps or exits.
@@ -80,10 +94,12 @@ impl Simulator {
         rq.load_weight -= weight as u64;
         self.touch(src);
         // double_rq_lock(): the balancing CPU takes both runqueue locks.
-        self.lock_rq(src, dest);
-        self.lock_rq(dest, dest);
+        self.lock_rq(src, dest, "raw_spin_rq_lock_nested");
+        self.lock_rq(dest, dest, "raw_spin_rq_lock_nested");
+        let site = self.dequeue_site();
+        self.shared_runq_dequeue(task_id, dest, site);
         self.set_task_cpu(task_id, dest, reason);
-        self.enqueue_task(task_id, dest);
+        self.enqueue_task(task_id, dest, dest);
         // `attach_task()` → `check_preempt_curr()`; a CPU pulling for itself in
         // `newidle_balance` is already inside `schedule` and picks the task next.
         if kick {
@@ -100,5 +116,7 @@ impl Simulator {
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
         self.touch(cpu);
+        let site = self.dequeue_site();
+        self.shared_runq_dequeue(task_id, cpu, site);
     }
 }

@@ -98,7 +98,8 @@ impl Simulator {
             broke_affinity,
         };
         self.set_task_cpu(task_id, dest, reason);
-        self.enqueue_task(task_id, dest);
+        // migrate_tasks() runs on the outgoing CPU.
+        self.enqueue_task(task_id, dest, from);
         self.check_preempt_curr(dest, task_id);
         true
     }

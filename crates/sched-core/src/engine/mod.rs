@@ -180,6 +180,8 @@ pub struct Simulator {
     overhead_pending: Vec<CpuId>,
     pub(crate) rq_locks: Vec<SpinLock>,
     pub rq_lock_stat: LockStat,
+    /// SHARED_RUNQ's per-LLC shards (`policy::shared_runq`); empty work when off.
+    pub shared_runq: crate::policy::shared_runq::SharedRunq,
     /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
     llc_idle: Vec<u32>,
     llc_waiting: Vec<u32>,

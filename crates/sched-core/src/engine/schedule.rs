@@ -1,6 +1,7 @@
 //! `__schedule`, reschedule requests, the end of bursts and switches, and the tick.
 
 use super::*;
+use crate::policy::shared_runq::{ShardSite, SharedRunqMode};
 use crate::task::{TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::CpuId;
@@ -42,7 +43,7 @@ impl Simulator {
     /// leftmost task (pulling one in `newidle_balance` if there is none), switch.
     pub(crate) fn schedule(&mut self, cpu: CpuId, reason: Reason) {
         let cpu_idx = cpu.0 as usize;
-        self.lock_rq(cpu, cpu);
+        self.lock_rq(cpu, cpu, "__schedule");
         let prev = self.rqs[cpu_idx].curr;
         let mut prev_state_code = PREV_STATE_RUNNING;
         if let Some(prev_id) = prev {
@@ -53,6 +54,10 @@ impl Simulator {
                     prev_task.state = TaskState::Queued(cpu);
                     let vruntime = prev_task.vruntime;
                     self.rqs[cpu_idx].insert(vruntime, prev_id);
+                    // put_prev_entity() → __enqueue_entity().
+                    if self.shared_runq.spec.mode == SharedRunqMode::All {
+                        self.shared_runq_enqueue(prev_id, cpu, cpu, ShardSite::EnqueueEntity);
+                    }
                 }
                 TaskState::Exited => prev_state_code = PREV_STATE_DEAD,
                 TaskState::Throttled(_) => prev_state_code = PREV_STATE_RUNNING,
@@ -70,6 +75,17 @@ impl Simulator {
         if let Some(next_id) = next {
             let vruntime = self.tasks[next_id.0 as usize].vruntime;
             self.rqs[cpu_idx].remove(vruntime, next_id);
+            // set_next_entity() → __dequeue_entity(), or (wakeups mode) the end of
+            // pick_next_task_fair().
+            match self.shared_runq.spec.mode {
+                SharedRunqMode::Off => {}
+                SharedRunqMode::Wakeups => {
+                    self.shared_runq_dequeue(next_id, cpu, ShardSite::PickNextTaskFair)
+                }
+                SharedRunqMode::All => {
+                    self.shared_runq_dequeue(next_id, cpu, ShardSite::DequeueEntity)
+                }
+            }
         }
         self.rqs[cpu_idx].curr = next;
         self.touch(cpu);
@@ -259,7 +275,8 @@ impl Simulator {
         if self.tasks[curr.0 as usize].state != TaskState::Running(cpu) {
             return;
         }
-        self.lock_rq(cpu, cpu);
+        // scheduler_tick(): rq_lock().
+        self.lock_rq(cpu, cpu, "raw_spin_rq_lock_nested");
         self.update_curr(cpu);
         let rq = &self.rqs[cpu_idx];
         if rq.nr_running <= 1 {

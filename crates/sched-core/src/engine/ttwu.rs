@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::cfs::calc_delta_fair;
+use crate::policy::shared_runq::{ShardSite, SharedRunqMode};
 use crate::task::{TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::CpuId;
@@ -52,7 +53,7 @@ impl Simulator {
             self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
             return;
         }
-        self.enqueue_task(task_id, cpu);
+        self.enqueue_task(task_id, cpu, parent_cpu);
         self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
         self.check_preempt_curr(cpu, task_id);
     }
@@ -132,8 +133,9 @@ impl Simulator {
             };
             target = dest;
         }
+        let migrated = self.tasks[task_id.0 as usize].cpu != target;
         self.set_task_cpu(task_id, target, reason);
-        self.ttwu_queue(target, waker_cpu);
+        let by = self.ttwu_queue(target, waker_cpu);
         let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
@@ -145,7 +147,12 @@ impl Simulator {
             self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
             return;
         }
-        self.enqueue_task(task_id, target);
+        self.enqueue_task(task_id, target, by);
+        // SHARED_RUNQ's wakeups mode: the end of enqueue_task_fair(), for a wakeup
+        // that select_task_rq did not migrate (no ENQUEUE_MIGRATED).
+        if self.shared_runq.spec.mode == SharedRunqMode::Wakeups && !migrated {
+            self.shared_runq_enqueue(task_id, target, by, ShardSite::EnqueueTaskFair);
+        }
         self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
         self.check_preempt_curr(target, task_id);
     }

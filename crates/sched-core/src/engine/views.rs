@@ -132,7 +132,14 @@ impl Simulator {
             context_switches: self.metrics.context_switches,
             wakeups: self.metrics.wakeups,
             migrations: self.metrics.migrations.clone(),
-            locks: vec![self.rq_lock_stat.clone()],
+            locks: if self.shared_runq.enabled() {
+                vec![
+                    self.rq_lock_stat.clone(),
+                    self.shared_runq.lock_stat.clone(),
+                ]
+            } else {
+                vec![self.rq_lock_stat.clone()]
+            },
             avg_freq_mhz: self.costs.frequency_mhz as f64,
             cache_refill_ns: self.metrics.cache_refill_ns,
             sched_overhead_ns: self.metrics.sched_overhead_ns,
@@ -194,6 +201,45 @@ impl Simulator {
                 .is_some_and(|task| self.tasks[task.0 as usize].state == TaskState::Running(cpu));
             if !self.online.contains(cpu) && (!rq.queued.is_empty() || running_here) {
                 return Err(format!("offline CPU {cpu_idx} still holds tasks"));
+            }
+        }
+        // SHARED_RUNQ: a task in a shard is queued on a CPU of that shard's LLC, and
+        // in `all` mode every queued task allowed on several CPUs is in its CPU's
+        // shard (pushed on __enqueue_entity, removed on __dequeue_entity).
+        if self.shared_runq.enabled() {
+            for shard in 0..self.shared_runq.n_shards() as u32 {
+                let (_, llc) = self.shared_runq.shard_in_llc(shard);
+                for task_id in self.shared_runq.shard_tasks(shard) {
+                    let task = &self.tasks[task_id.0 as usize];
+                    let TaskState::Queued(cpu) = task.state else {
+                        return Err(format!(
+                            "pid {} is in a shard but {:?}",
+                            task.pid.0, task.state
+                        ));
+                    };
+                    if self.topology.llc_of(cpu).0 != llc {
+                        return Err(format!(
+                            "pid {} is in a shard of LLC {llc} but queued on CPU {}",
+                            task.pid.0, cpu.0
+                        ));
+                    }
+                }
+            }
+            if self.shared_runq.spec.mode == crate::policy::shared_runq::SharedRunqMode::All {
+                for (cpu_idx, rq) in self.rqs.iter().enumerate() {
+                    for (_, task_id) in &rq.queued {
+                        let task = &self.tasks[task_id.0 as usize];
+                        let expected = self.shared_runq.shard_of_cpu(CpuId(cpu_idx as u32));
+                        if task.affinity.len() > 1
+                            && self.shared_runq.shard_of_task(*task_id) != Some(expected)
+                        {
+                            return Err(format!(
+                                "pid {} is queued on CPU {cpu_idx} but not in its shard",
+                                task.pid.0
+                            ));
+                        }
+                    }
+                }
             }
         }
         for (cpu_idx, rq) in self.rqs.iter().enumerate() {

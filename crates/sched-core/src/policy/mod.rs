@@ -6,14 +6,16 @@
 //! | --- | --- | --- |
 //! | NUMA imbalance allowance | `baseline::fork`, `numa_fork_keeps_local` (5.18 rule) | `numa_affinity` |
 //! | `select_task_rq` after SIS | `baseline::sis`, end of the 4.6 variant | `sis_scan` |
+//! | enqueue (`__enqueue_entity`; a wakeup's `enqueue_task_fair`) | `engine::enqueue` `enqueue_task`, `engine::schedule` put-prev; `engine::ttwu` | `shared_runq` |
+//! | dequeue and pick (`__dequeue_entity`, `dequeue_task_fair`, `pick_next_task_fair`) | `engine::enqueue` `dequeue_queued`, `move_queued_task`; `engine::schedule` pick | `shared_runq` |
+//! | head of `newidle_balance` | `baseline::balance` | `shared_runq` |
 //!
-//! The places the coming policies hook into: enqueue and dequeue (`engine::enqueue`),
-//! pick (`engine::schedule`), `select_task_rq` before and after SIS
-//! (`baseline::wakeup`), the head of `newidle_balance` (`baseline::balance`), a
-//! core's busy change (`engine::speed`), the load-average update (`pelt`), and the
-//! task-group walk (`bandwidth`). SHARED_RUNQ, TurboSched packing and the
-//! struct-layout model are not modelled yet (see
-//! `docs/MODEL-STATUS.md`); each will be one file here.
+//! The places the coming policies hook into: `select_task_rq` before SIS
+//! (`baseline::wakeup`), a core's busy change (`engine::speed`), the load-average
+//! update (`pelt`), and the task-group walk (`bandwidth`). TurboSched packing and the
+//! struct-layout model are not modelled yet (see `docs/MODEL-STATUS.md`); each will
+//! be one file here.
 
 pub mod numa_affinity;
+pub mod shared_runq;
 pub mod sis_scan;
