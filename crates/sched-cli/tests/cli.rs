@@ -96,14 +96,29 @@ fn bad_input_is_explained_not_panicked() {
         "run",
         "teaching-small",
         "--set",
-        "policy.shared_runq.mode=all",
+        "policy.shared_rq.mode=all",
     ]);
     assert!(!ok);
     assert!(
         stderr
-            .contains("unknown field `shared_runq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, sis_scan, wake_affine"),
+            .contains("unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, shared_runq, sis_scan, wake_affine"),
         "{stderr}"
     );
+    // A value outside the schema's choices names the field and the choices.
+    let (ok, _, stderr) = schedlab(&[
+        "run",
+        "teaching-small",
+        "--set",
+        "policy.shared_runq.mode=sometimes",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains(
+            r#"policy.shared_runq.mode: must be one of "off", "wakeups", "all", got "sometimes""#
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
 
     let (ok, _, stderr) = schedlab(&["validate", "no-such-scenario"]);
     assert!(!ok);

@@ -160,12 +160,16 @@ fn describe_alternatives(
     let is_tag_mismatch = |err: &ValidationError<'_>| {
         let at = dotted(err.instance_path().as_str());
         let tag_field = at.rsplit('.').next().unwrap_or_default();
+        let tagged = (tag_field == "kind" || tag_field == "op" || tag_field == "dist")
+            && at.len() > path.len()
+            && !at[path.len()..].trim_start_matches('.').contains('.');
+        // A string enum whose choices are documented one by one (`oneOf` of consts):
+        // the value itself is the tag.
+        let plain_choice = at == path;
         matches!(
             err.kind(),
             ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-        ) && (tag_field == "kind" || tag_field == "op" || tag_field == "dist")
-            && at.len() > path.len()
-            && !at[path.len()..].trim_start_matches('.').contains('.')
+        ) && (tagged || plain_choice)
     };
     let matching: Vec<&Vec<ValidationError<'static>>> = context
         .iter()

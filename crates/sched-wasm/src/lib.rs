@@ -246,6 +246,58 @@ impl SimHandle {
         Ok(serde_json::to_string(&decision).expect("a decision serialises"))
     }
 
+    /// SHARED_RUNQ's shards (one-off): a JSON array, one entry per shard, of
+    /// `{llc, index, cpus}` (the shard's index within its LLC and the CPUs that push
+    /// into it); empty when `policy.shared_runq.mode` is `off`.
+    pub fn shards_json(&self) -> String {
+        let runq = &self.sim.shared_runq;
+        if !runq.enabled() {
+            return "[]".into();
+        }
+        let shards: Vec<_> = (0..runq.n_shards() as u32)
+            .map(|shard| {
+                let (index, llc) = runq.shard_in_llc(shard);
+                let cpus: Vec<u32> = (0..self.sim.topology.n_cpus() as u32)
+                    .filter(|&cpu| runq.shard_of_cpu(sched_core::topology::CpuId(cpu)) == shard)
+                    .collect();
+                json!({ "llc": llc, "index": index, "cpus": cpus })
+            })
+            .collect();
+        serde_json::Value::Array(shards).to_string()
+    }
+
+    /// Per shard, in `shards_json` order: its length, then the pids queued in it,
+    /// head (oldest) first: `[len0, pid, pid, ..., len1, pid, ...]`. Empty when off.
+    pub fn frame_shards(&self) -> Vec<u32> {
+        let runq = &self.sim.shared_runq;
+        let mut out = Vec::new();
+        if !runq.enabled() {
+            return out;
+        }
+        for shard in 0..runq.n_shards() as u32 {
+            let tasks = runq.shard_tasks(shard);
+            out.push(tasks.len() as u32);
+            out.extend(
+                tasks
+                    .iter()
+                    .map(|task| self.sim.tasks[task.0 as usize].pid.0),
+            );
+        }
+        out
+    }
+
+    /// `lock_stat` rows so far, as the CLI's `run --json` `locks` prints them: per
+    /// class (`&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on) the kernel's
+    /// columns in nanoseconds and `contention_points` / `contending_points` by call
+    /// site. Small (two rows); read it at most once per frame.
+    pub fn lock_stat_json(&self) -> String {
+        let mut rows = vec![self.sim.rq_lock_stat.clone()];
+        if self.sim.shared_runq.enabled() {
+            rows.push(self.sim.shared_runq.lock_stat.clone());
+        }
+        serde_json::to_string(&rows).expect("lock_stat serialises")
+    }
+
     pub fn trace_hash(&self) -> String {
         self.sim.trace.hash_hex()
     }

@@ -49,6 +49,11 @@ describe('scenario schema validation in the browser', () => {
     expect(found[0]).toMatch(/^workloads\.0\.kind: must be one of "schbench", "hackbench", .*"tasks", got "schbench2"$/);
   });
 
+  it('lists the choices of a documented string enum, as the CLI does', () => {
+    const value = { ...GOOD, policy: { shared_runq: { mode: 'sometimes' } } };
+    expect(problemsOf(value)).toEqual(['policy.shared_runq.mode: must be one of "off", "wakeups", "all", got "sometimes"']);
+  });
+
   it('reports wrong types', () => {
     expect(problemsOf({ ...GOOD, duration_ms: 'ten' })).toEqual(['duration_ms: must be an integer, got a string']);
   });

@@ -6,6 +6,9 @@ import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
 
+/** The committed scenario schema: the Policy panel builds its controls from it. */
+export const scenarioSchema: unknown = schema;
+
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
 const validateScenario = ajv.compile(schema);
 
@@ -59,6 +62,9 @@ const TAG_FIELDS = new Set(['kind', 'op', 'dist']);
 function isTagMismatch(error: ErrorObject, oneOfPath: string): boolean {
   if (error.keyword !== 'const' && error.keyword !== 'enum') return false;
   const at = dotted(error.instancePath);
+  // A string enum whose choices are documented one by one (`oneOf` of consts): the
+  // value itself is the tag.
+  if (at === oneOfPath) return true;
   const rest = at.slice(oneOfPath.length).replace(/^\./, '');
   return TAG_FIELDS.has(rest) && !rest.includes('.');
 }
