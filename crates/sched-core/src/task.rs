@@ -34,6 +34,9 @@ pub enum TaskState {
     Unborn,
     Running(CpuId),
     Queued(CpuId),
+    /// Woken onto this idle CPU's wake list (TTWU_QUEUE, `TASK_WAKING`): on no
+    /// runqueue until the CPU leaves idle and runs `sched_ttwu_pending()`.
+    Waking(CpuId),
     Sleeping,
     Blocked,
     /// Runnable, but its cgroup has used its CFS bandwidth quota for this period;
@@ -46,7 +49,10 @@ impl TaskState {
     /// The letter `sched_switch` prints for a task leaving the CPU in this state.
     pub fn prev_state_letter(self) -> &'static str {
         match self {
-            TaskState::Running(_) | TaskState::Queued(_) | TaskState::Throttled(_) => "R+",
+            TaskState::Running(_)
+            | TaskState::Queued(_)
+            | TaskState::Waking(_)
+            | TaskState::Throttled(_) => "R+",
             TaskState::Sleeping | TaskState::Blocked => "S",
             TaskState::Exited => "X",
             TaskState::Unborn => "R",

@@ -124,7 +124,7 @@ fn variant_groups() -> Vec<VariantGroup> {
             scenario: no_background(scenario(
                 preset("teaching-small"),
                 vec![schbench(2, 4, 1500, 1000)],
-                6,
+                10,
                 3,
             )),
             variants: vec![

@@ -29,7 +29,8 @@ fn lock<'a>(summary: &'a RunSummary, class: &str) -> &'a sched_core::lock::LockS
 
 #[test]
 fn wakeups_mode_pushes_only_unmigrated_wakeups_and_all_mode_every_enqueue() {
-    let base = scenario(preset("teaching-small"), vec![hackbench(1, 20, 2)], 200, 3);
+    // Two hackbench groups of 4 + 4 on 8 CPUs: enough queueing for pulls in both modes.
+    let base = scenario(preset("teaching-small"), vec![hackbench(2, 20, 4)], 200, 3);
     for mode in [SharedRunqMode::Wakeups, SharedRunqMode::All] {
         let sim = run_sim(&with_mode(base.clone(), mode, 6));
         let trace = &sim.trace;
@@ -91,7 +92,7 @@ fn pipe_locks(preset_name: &str, mode: SharedRunqMode, shard_size: u32) -> (f64,
     let mut shard = Vec::new();
     let mut rq = Vec::new();
     for seed in 1..=5 {
-        let base = scenario(preset(preset_name), vec![schbench_pipe(52)], 20, seed);
+        let base = scenario(preset(preset_name), vec![schbench_pipe(52)], 40, seed);
         let summary = run(&with_mode(base, mode, shard_size));
         let rq_lock = lock(&summary, "&rq->__lock");
         rq.push(rq_lock.contentions as f64);
@@ -129,16 +130,31 @@ fn smaller_shards_contend_less_on_skylake() {
 }
 
 #[test]
-fn shared_runq_multiplies_runqueue_lock_contention_on_milan() {
-    // The series on Milan: &rq->__lock contended 9.66 M times with SHARED_RUNQ, 0.79 M
-    // without; task_rq_lock (the pull) was the top call site.
-    let (_, _, off) = pipe_locks("milan-72", SharedRunqMode::Off, 6);
-    let (_, _, on) = pipe_locks("milan-72", SharedRunqMode::All, 6);
+fn shared_runq_costs_the_pipe_mode_on_milan_and_task_rq_lock_contends_most() {
+    // The series on Milan: schbench's pipe mode ran worse with SHARED_RUNQ, and
+    // &rq->__lock was contended 9.66 M times with it against 0.79 M without, most at
+    // task_rq_lock (the pull). The model gives the direction, not the size (see
+    // docs/policies/shared-runq.md).
+    let requests = |mode| {
+        median(
+            (1..=5)
+                .map(|seed| {
+                    let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 40, seed);
+                    run(&with_mode(base, mode, 6)).throughput.value
+                })
+                .collect(),
+        )
+    };
+    let off = requests(SharedRunqMode::Off);
+    let all = requests(SharedRunqMode::All);
+    assert!(all < off, "requests/s: all {all}, off {off}");
+    let (_, _, rq_off) = pipe_locks("milan-72", SharedRunqMode::Off, 6);
+    let (_, _, rq_on) = pipe_locks("milan-72", SharedRunqMode::All, 6);
     assert!(
-        on > 10.0 * off.max(1.0),
-        "rq-lock contentions: on {on}, off {off}"
+        rq_on > rq_off,
+        "rq-lock contentions: on {rq_on}, off {rq_off}"
     );
-    let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 20, 1);
+    let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 40, 1);
     let summary = run(&with_mode(base, SharedRunqMode::All, 6));
     let points = &lock(&summary, "&rq->__lock").contention_points;
     let top = points.iter().max_by_key(|(_, count)| **count).unwrap();

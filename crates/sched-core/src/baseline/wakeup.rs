@@ -1,6 +1,7 @@
 //! `select_task_rq_fair()` on a wakeup: `wake_wide`, then `wake_affine` between the
 //! waker's CPU and the previous CPU, then `select_idle_sibling` (in `sis`); and
-//! `ttwu_queue`, which decides who takes the target runqueue's lock.
+//! `ttwu_queue_cond`, which decides whether the target CPU enqueues the task itself
+//! (its wake list) or the waker does, taking the target runqueue's lock.
 //!
 //! `wake_affine` variants, side by side:
 //! - 4.6 (`WakeAffineVariant::Load`): one comparison of the waker CPU's load plus
@@ -374,23 +375,16 @@ impl Simulator {
             .sum()
     }
 
-    /// `ttwu_queue()`: takes the target runqueue's lock for the wakeup. With
+    /// `ttwu_queue_cond()`: who takes the target runqueue's lock for the wakeup. With
     /// `TTWU_QUEUE`, a wakeup onto a CPU that does not share the waker's cache (and
     /// from 6.0 onto an idle CPU) is put on the target's wake list, and the target
     /// takes its own lock in `sched_ttwu_pending()`; otherwise the waker takes it.
-    /// Returns the CPU that enqueues the task.
-    pub(crate) fn ttwu_queue(&mut self, target: CpuId, waker_cpu: CpuId) -> CpuId {
-        let queued = self.features.ttwu_queue
+    /// True when the wakeup goes to the target's wake list.
+    pub(crate) fn ttwu_queue_cond(&self, target: CpuId, waker_cpu: CpuId) -> bool {
+        self.features.ttwu_queue
             && target != waker_cpu
             && (self.topology.llc_of(target) != self.topology.llc_of(waker_cpu)
-                || (self.features.ttwu_queue_idle && self.cpu_is_idle(target)));
-        let (by, site) = if queued {
-            (target, "sched_ttwu_pending")
-        } else {
-            (waker_cpu, "raw_spin_rq_lock_nested")
-        };
-        self.lock_rq(target, by, site);
-        by
+                || (self.features.ttwu_queue_idle && self.rqs[target.0 as usize].nr_running == 0))
     }
 }
 

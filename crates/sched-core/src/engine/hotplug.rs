@@ -42,6 +42,8 @@ impl Simulator {
             }
             return;
         }
+        // Wakeups still on its wake list are enqueued first, then moved with the rest.
+        self.sched_ttwu_pending(cpu);
         self.online.remove(cpu);
         self.rebuild_domains();
         let mut moved = 0u32;

@@ -88,6 +88,9 @@ pub struct CpuState {
     pub need_resched: bool,
     /// An `IdleExit` is pending for this CPU.
     pub leaving_idle: bool,
+    /// `rq->wake_list`: tasks woken onto this CPU while it was idle, with whether
+    /// their wakeup moved them (`ENQUEUE_MIGRATED`); enqueued when it leaves idle.
+    pub wake_list: Vec<(TaskId, bool)>,
     /// When the CPU last went idle.
     pub idle_since: SimTime,
     /// `rq->avg_idle`: a running average of idle periods.
@@ -255,6 +258,7 @@ impl Simulator {
             Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),
             Event::IdleExit(cpu) => {
                 self.cpus[cpu.0 as usize].leaving_idle = false;
+                self.sched_ttwu_pending(cpu);
                 self.request_resched(cpu, Reason::LeftIdle);
             }
             Event::Tick(cpu) => self.scheduler_tick(cpu),

@@ -43,6 +43,8 @@ impl Simulator {
     /// leftmost task (pulling one in `newidle_balance` if there is none), switch.
     pub(crate) fn schedule(&mut self, cpu: CpuId, reason: Reason) {
         let cpu_idx = cpu.0 as usize;
+        // Leaving idle: first enqueue the wakeups on the wake list.
+        self.sched_ttwu_pending(cpu);
         self.lock_rq(cpu, cpu, "__schedule");
         let prev = self.rqs[cpu_idx].curr;
         let mut prev_state_code = PREV_STATE_RUNNING;

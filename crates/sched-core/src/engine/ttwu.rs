@@ -135,26 +135,74 @@ impl Simulator {
         }
         let migrated = self.tasks[task_id.0 as usize].cpu != target;
         self.set_task_cpu(task_id, target, reason);
-        let by = self.ttwu_queue(target, waker_cpu);
-        let min_vruntime = self.rqs[target.0 as usize].min_vruntime;
-        let task = &mut self.tasks[task_id.0 as usize];
-        task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
-        task.woken_at = Some(self.now);
+        self.tasks[task_id.0 as usize].woken_at = Some(self.now);
         self.metrics.wakeups += 1;
-        if self.task_throttled(task_id) {
-            // Its cgroup is out of quota: it waits on the throttled cfs_rq.
-            self.tasks[task_id.0 as usize].state = TaskState::Throttled(target);
+        let queued = self.ttwu_queue_cond(target, waker_cpu);
+        if queued && self.rqs[target.0 as usize].curr.is_none() {
+            // __ttwu_queue_wakelist(): the idle target enqueues the task itself once
+            // it leaves idle; until then the task is on no runqueue, so nothing can
+            // pull it, and the CPU no longer counts as idle (`rq->ttwu_pending`).
+            // Simplification: the model emits sched_wakeup now, on the waker's CPU.
+            self.tasks[task_id.0 as usize].state = TaskState::Waking(target);
+            self.cpus[target.0 as usize]
+                .wake_list
+                .push((task_id, migrated));
+            self.touch(target);
             self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+            self.check_preempt_curr(target, task_id);
             return;
         }
-        self.enqueue_task(task_id, target, by);
+        // Simplification: a wakeup queued to a busy CPU of another LLC is enqueued at
+        // once, as if the IPI were handled immediately; the target takes the lock.
+        let (by, site) = if queued {
+            (target, "sched_ttwu_pending")
+        } else {
+            (waker_cpu, "raw_spin_rq_lock_nested")
+        };
+        self.lock_rq(target, by, site);
+        let enqueued = self.ttwu_do_activate(task_id, target, by, migrated);
+        self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
+        if enqueued {
+            self.check_preempt_curr(target, task_id);
+        }
+    }
+
+    /// `ttwu_do_activate()`: places the woken task's vruntime and enqueues it on
+    /// `cpu` (or parks it on its throttled cgroup). `by` is the CPU doing it. Returns
+    /// false when the task was throttled instead.
+    fn ttwu_do_activate(&mut self, task_id: TaskId, cpu: CpuId, by: CpuId, migrated: bool) -> bool {
+        let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
+        if self.task_throttled(task_id) {
+            // Its cgroup is out of quota: it waits on the throttled cfs_rq.
+            self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
+            return false;
+        }
+        self.enqueue_task(task_id, cpu, by);
         // SHARED_RUNQ's wakeups mode: the end of enqueue_task_fair(), for a wakeup
         // that select_task_rq did not migrate (no ENQUEUE_MIGRATED).
         if self.shared_runq.spec.mode == SharedRunqMode::Wakeups && !migrated {
-            self.shared_runq_enqueue(task_id, target, by, ShardSite::EnqueueTaskFair);
+            self.shared_runq_enqueue(task_id, cpu, by, ShardSite::EnqueueTaskFair);
         }
-        self.emit(waker_cpu, TraceKind::SchedWakeup, pid, target.0, 0, reason);
-        self.check_preempt_curr(target, task_id);
+        true
+    }
+
+    /// `sched_ttwu_pending()`: a CPU leaving idle (or going offline) enqueues the
+    /// tasks on its wake list, under its own runqueue lock.
+    pub(crate) fn sched_ttwu_pending(&mut self, cpu: CpuId) {
+        if self.cpus[cpu.0 as usize].wake_list.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.cpus[cpu.0 as usize].wake_list);
+        self.lock_rq(cpu, cpu, "sched_ttwu_pending");
+        for (task_id, migrated) in pending {
+            debug_assert_eq!(self.tasks[task_id.0 as usize].state, TaskState::Waking(cpu));
+            if self.ttwu_do_activate(task_id, cpu, cpu, migrated) {
+                self.check_preempt_curr(cpu, task_id);
+            }
+        }
+        self.touch(cpu);
     }
 
     /// `check_preempt_wakeup()`: preempt when the current task's vruntime is ahead of
@@ -201,6 +249,9 @@ impl Simulator {
     /// placement may choose it).
     pub(crate) fn cpu_is_idle(&self, cpu: CpuId) -> bool {
         let rq = &self.rqs[cpu.0 as usize];
-        rq.curr.is_none() && rq.nr_running == 0 && self.online.contains(cpu)
+        rq.curr.is_none()
+            && rq.nr_running == 0
+            && self.cpus[cpu.0 as usize].wake_list.is_empty()
+            && self.online.contains(cpu)
     }
 }

@@ -242,6 +242,38 @@ impl Simulator {
                 }
             }
         }
+        for (idx, task) in self.tasks.iter().enumerate() {
+            if let TaskState::Waking(cpu) = task.state {
+                let listed = self.cpus[cpu.0 as usize]
+                    .wake_list
+                    .iter()
+                    .filter(|(task_id, _)| task_id.0 as usize == idx)
+                    .count();
+                if listed != 1 {
+                    return Err(format!(
+                        "pid {} is waking onto CPU {} but on its wake list {listed} times",
+                        task.pid.0, cpu.0
+                    ));
+                }
+            }
+        }
+        for (cpu_idx, state) in self.cpus.iter().enumerate() {
+            if !state.wake_list.is_empty() && !state.leaving_idle && !state.need_resched {
+                return Err(format!(
+                    "CPU {cpu_idx} has {} wakeups on its wake list and nothing will enqueue them",
+                    state.wake_list.len()
+                ));
+            }
+            for (task_id, _) in &state.wake_list {
+                if self.tasks[task_id.0 as usize].state != TaskState::Waking(CpuId(cpu_idx as u32))
+                {
+                    return Err(format!(
+                        "pid {} is on CPU {cpu_idx}'s wake list but {:?}",
+                        self.tasks[task_id.0 as usize].pid.0, self.tasks[task_id.0 as usize].state
+                    ));
+                }
+            }
+        }
         for (cpu_idx, rq) in self.rqs.iter().enumerate() {
             let state = &self.cpus[cpu_idx];
             if rq.curr.is_none()
