@@ -9,6 +9,8 @@ import { Counters } from './Counters';
 import { EventLog } from './EventLog';
 import { Inspector } from './Inspector';
 import { ScenarioEditor } from './ScenarioEditor';
+import { PolicyPanel } from './PolicyPanel';
+import { LockStat } from './LockStat';
 import { useAppState } from './useStore';
 
 export function App({ store, controller, actions }: { store: AppStore; controller: Controller; actions: readonly Action[] }) {
@@ -38,10 +40,12 @@ export function App({ store, controller, actions }: { store: AppStore; controlle
       <main>
         <div className="left">
           <TopologyView store={store} />
+          <LockStat store={store} />
           <EventLog store={store} controller={controller} />
         </div>
         <aside className="right">
           <Inspector store={store} controller={controller} />
+          <PolicyPanel store={store} controller={controller} />
           <LatencyTable store={store} />
           <Counters store={store} />
           <ScenarioEditor store={store} controller={controller} />

@@ -13,7 +13,8 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
       <h2 id="editor-title">Scenario JSON</h2>
       <p className="muted">
         Edit any field (machine, workloads, knobs, seed) and apply. The format is described by{' '}
-        <code>scenarios/scenario.schema.json</code>.
+        <code>scenarios/scenario.schema.json</code>. The Policy panel&apos;s settings run on top of the applied text; applying new text starts
+        from the file&apos;s own policy.
       </p>
       <textarea
         aria-label="Scenario JSON"

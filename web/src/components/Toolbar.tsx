@@ -49,12 +49,9 @@ export function Toolbar({ store, controller }: { store: AppStore; controller: Co
         </button>
         <button
           type="button"
-          onClick={() => {
-            const chosen = bundledScenarios.find((scenario) => scenario.id === scenarioId);
-            void controller.load(scenarioId, chosen ? chosen.text : store.get().scenarioText);
-          }}
+          onClick={() => void controller.restart()}
           disabled={status === 'loading' || status === 'starting'}
-          title="Start the scenario again from time 0"
+          title="Start the scenario again from time 0 (with the Policy panel's settings)"
         >
           Restart
         </button>

@@ -2,15 +2,17 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { computeLayout } from '../render/layout';
-import { drawMachine, type CpuHighlight } from '../render/topology';
+import { drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
 import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
+import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
 
 export function TopologyView({ store }: { store: AppStore }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const selection = useAppState(store, (s) => s.selection);
   const inspection = useAppState(store, (s) => s.inspection);
+  const contention = useAppState(store, (s) => s.shardLockContention);
   const svgRef = useRef<SVGSVGElement>(null);
   const hostRef = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(800);
@@ -26,16 +28,24 @@ export function TopologyView({ store }: { store: AppStore }) {
     return () => observer.disconnect();
   }, []);
 
-  const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width) : undefined), [loaded, width]);
+  const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width, loaded.shards) : undefined), [loaded, width]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);
   const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);
 
+  const hasShards = (loaded?.shards.length ?? 0) > 0;
+  const lockNote = `${SHARD_LOCK_CLASS}: ${(100 * contention).toFixed(1)} % of acquisitions waited lately (lock_stat counts every shard's lock as one class).`;
+  const shards = useMemo<ShardView | undefined>(() => {
+    if (!loaded || !frame || loaded.shards.length === 0) return undefined;
+    const lanes = parseFrameShards(frame.shards, loaded.shards).map((queue) => ({ cpus: cpuList(queue.shard.cpus), pids: queue.pids }));
+    return { lanes, glow: glowOf(contention), lockNote };
+  }, [loaded, frame, contention, lockNote]);
+
   useEffect(() => {
     if (svgRef.current && layout && frame) {
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight);
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards);
     }
-  }, [layout, colors, frame, highlight]);
+  }, [layout, colors, frame, highlight, shards]);
 
   return (
     <section className="panel machine" aria-labelledby="machine-title">
@@ -56,6 +66,12 @@ export function TopologyView({ store }: { store: AppStore }) {
           <li>
             <span className="swatch depth" /> waiting tasks (one step each)
           </li>
+          {hasShards && (
+            <li data-testid="shard-legend" title={lockNote}>
+              <span className="swatch lane" style={{ boxShadow: `0 0 ${(2 + 6 * glowOf(contention)).toFixed(1)}px rgba(221, 107, 32, ${(0.25 + 0.75 * glowOf(contention)).toFixed(2)})` }} />
+              shard lanes: SHARED_RUNQ's queue, head (oldest) first; glow = {SHARD_LOCK_CLASS} contention ({(100 * contention).toFixed(1)} % waited)
+            </li>
+          )}
         </ul>
       )}
       {task && (

@@ -1,5 +1,5 @@
 /** Messages between the UI and the engine worker. Bulk state is typed arrays. */
-import type { SimTimeNs } from '../base/types';
+import type { CpuId, LlcId, SimTimeNs } from '../base/types';
 
 export interface ScenarioProblem {
   readonly path: string;
@@ -56,11 +56,48 @@ export interface WorkloadThroughput {
   readonly values: readonly Throughput[];
 }
 
+/**
+ * One SHARED_RUNQ shard (the bridge's `shards_json`): its LLC, its index within
+ * that LLC, and the CPUs that push into it. The list's order is the order of
+ * `Frame.shards`.
+ */
+export interface ShardInfo {
+  readonly llc: LlcId;
+  readonly index: number;
+  readonly cpus: readonly CpuId[];
+}
+
 export interface LoadedScenario {
   readonly machine: Machine;
   readonly tasks: readonly TaskInfo[];
   readonly workloads: readonly WorkloadInfo[];
   readonly endNs: SimTimeNs;
+  /** SHARED_RUNQ's shards; empty when `policy.shared_runq.mode` is off. */
+  readonly shards: readonly ShardInfo[];
+}
+
+/**
+ * One `/proc/lock_stat` row (the bridge's `lock_stat_json`, the CLI's `run --json`
+ * `locks`): a lock class, times in nanoseconds, and per kernel call site how often
+ * a waiter spun there (`contention_points`) and where the holder was meanwhile
+ * (`contending_points`).
+ */
+export interface LockStatRow {
+  readonly class: string;
+  readonly con_bounces: number;
+  readonly contentions: number;
+  readonly waittime_min_ns: number;
+  readonly waittime_max_ns: number;
+  readonly waittime_total_ns: number;
+  readonly waittime_avg_ns: number;
+  readonly acq_bounces: number;
+  readonly acquisitions: number;
+  readonly holdtime_min_ns: number;
+  readonly holdtime_max_ns: number;
+  readonly holdtime_total_ns: number;
+  readonly holdtime_avg_ns: number;
+  readonly contention_points: Readonly<Record<string, number>>;
+  readonly contending_points: Readonly<Record<string, number>>;
 }
 
 export type LoadResult =
@@ -94,6 +131,13 @@ export interface Frame {
   readonly counters: Float64Array;
   /** Per workload, its headline figures so far (the bridge's `throughputs_json`). */
   readonly throughput: readonly WorkloadThroughput[];
+  /**
+   * SHARED_RUNQ's shards, in `LoadedScenario.shards` order: each shard's length,
+   * then its pids head (oldest) first (the bridge's `frame_shards`). Empty when off.
+   */
+  readonly shards: Uint32Array;
+  /** `lock_stat` rows so far: `&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on. */
+  readonly locks: readonly LockStatRow[];
   /** Trace records added since the previous frame (the newest ones, capped). */
   readonly newTrace: readonly TraceLine[];
   readonly traceTotal: number;

@@ -11,6 +11,8 @@ import { formatProblem, schemaProblems } from './validate';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { initSync, SimHandle, check_scenario } from '../../wasm-pkg/sched_wasm.js';
+import type { LockStatRow, ShardInfo } from './protocol';
+import { parseFrameShards } from '../store/shards';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -107,6 +109,30 @@ describe('determinism across native and WebAssembly', () => {
     const figures = wasmThroughput('teaching-small', overrides);
     expect(figures).toEqual(nativeThroughput('teaching-small', overrides));
     expect(figures[0]?.values[0]?.unit).toBe('requests/s');
+  });
+
+  it('shared-runq-schbench-pipe-skylake: the same lock_stat rows as `run --json`, and shards of known tasks', () => {
+    const overrides = { duration_ms: 20 };
+    const value = JSON.parse(readFileSync(`${repo}scenarios/shared-runq-schbench-pipe-skylake.json`, 'utf8')) as Record<string, unknown>;
+    const sim = new SimHandle(JSON.stringify({ ...value, ...overrides }), 'shared-runq-schbench-pipe-skylake');
+    const shards = JSON.parse(sim.shards_json()) as ShardInfo[];
+    // 36 CPUs in one LLC, shards of 6 CPUs: six shards, CPU c in shard c % 6.
+    expect(shards.map((shard) => [shard.llc, shard.index])).toEqual([0, 1, 2, 3, 4, 5].map((index) => [0, index]));
+    expect(shards[1]?.cpus).toEqual([1, 7, 13, 19, 25, 31]);
+    sim.run_until(5e6);
+    const pids = new Set((JSON.parse(sim.tasks_json()) as { tasks: { pid: number }[] }).tasks.map((task) => task.pid));
+    const queued = parseFrameShards(sim.frame_shards(), shards).flatMap((queue) => queue.pids);
+    expect(queued.length).toBeGreaterThan(0);
+    expect(queued.every((queuedPid) => pids.has(queuedPid))).toBe(true);
+    expect(new Set(queued).size).toBe(queued.length);
+    sim.run_to_end();
+    const rows = JSON.parse(sim.lock_stat_json()) as LockStatRow[];
+    sim.free();
+    const stdout = execFileSync(cli, ['run', 'shared-runq-schbench-pipe-skylake', '--json', '--set', 'duration_ms=20'], { cwd: repo, encoding: 'utf8' });
+    expect(rows).toEqual((JSON.parse(stdout) as { locks: LockStatRow[] }).locks);
+    expect(rows.map((row) => row.class)).toEqual(['&rq->__lock', '&shard->lock']);
+    expect(rows[1]?.acquisitions).toBeGreaterThan(0);
+    expect(Object.keys(rows[1]?.contention_points ?? {})).toContain('__enqueue_entity');
   });
 
   it('stepping one event at a time advances the event count by exactly one', () => {

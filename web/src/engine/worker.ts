@@ -12,8 +12,10 @@ import type {
   Frame,
   LoadResult,
   LoadedScenario,
+  LockStatRow,
   Machine,
   ScenarioProblem,
+  ShardInfo,
   TaskInfo,
   WorkloadInfo,
   WorkloadThroughput,
@@ -49,6 +51,8 @@ function frameOf(sim: SimHandle): Frame {
     latency: sim.latency(),
     counters: sim.counters(),
     throughput: JSON.parse(sim.throughputs_json()) as WorkloadThroughput[],
+    shards: sim.frame_shards(),
+    locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
   };
@@ -61,6 +65,7 @@ function transferFrame(frame: Frame): Frame {
     frame.busyNs.buffer,
     frame.latency.buffer,
     frame.counters.buffer,
+    frame.shards.buffer,
   ] as Transferable[]);
 }
 
@@ -98,6 +103,7 @@ const engine = {
       tasks: taskList.tasks,
       workloads: taskList.workloads,
       endNs: next.end_ns() as SimTimeNs,
+      shards: JSON.parse(next.shards_json()) as ShardInfo[],
     };
     return Comlink.transfer({ ok: true, loaded, frame: frameOf(next) }, []);
   },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { computeLayout, type Box } from './layout';
-import type { Machine, MachineCpu } from '../engine/protocol';
+import type { Machine, MachineCpu, ShardInfo } from '../engine/protocol';
+import { LANE_MIN_WIDTH } from './lanes';
+import { cpuId, llcId } from '../base/types';
 
 /** A machine in split numbering, as the presets build them. */
 function machine(sockets: number, llcsPerSocket: number, coresPerLlc: number, threads: number): Machine {
@@ -58,5 +60,49 @@ describe('machine layout', () => {
     const sibling = layout.cpus[20];
     expect(zero?.y).toBe(sibling?.y);
     expect((sibling?.x ?? 0) - (zero?.x ?? 0)).toBe((zero?.width ?? 0) + 2);
+  });
+
+  describe('with SHARED_RUNQ on', () => {
+    /** Shards as the core makes them: `max(llc_cpus / size, 1)` per LLC, CPU `cpu % n` joins shard `n`. */
+    function shardsOf(m: Machine, size: number): ShardInfo[] {
+      const shards: ShardInfo[] = [];
+      for (let llc = 0; llc < m.llcs; llc++) {
+        const cpus = m.cpus.flatMap((info, cpu) => (info.llc === llc ? [cpu] : []));
+        const n = size === 0 ? 1 : Math.max(1, Math.floor(cpus.length / size));
+        for (let index = 0; index < n; index++) {
+          shards.push({ llc: llcId(llc), index, cpus: cpus.filter((cpu) => cpu % n === index).map(cpuId) });
+        }
+      }
+      return shards;
+    }
+
+    it('puts one lane per shard of an 18-core Skylake under its cores, inside its LLC, in shard order', () => {
+      const m = machine(1, 1, 18, 2);
+      const shards = shardsOf(m, 6);
+      const plain = computeLayout(m, 800);
+      const layout = computeLayout(m, 800, shards);
+      expect(layout.lanes.map((lane) => [lane.shard, lane.llc, lane.index])).toEqual(shards.map((shard, at) => [at, shard.llc, shard.index]));
+      const llc = layout.llcs[0] as Box;
+      const coresBottom = Math.max(...layout.cores.map((core) => core.y + core.height));
+      for (const lane of layout.lanes) {
+        expect(inside(lane, llc)).toBe(true);
+        expect(lane.y).toBeGreaterThan(coresBottom);
+      }
+      for (let i = 1; i < layout.lanes.length; i++) expect(overlaps(layout.lanes[i - 1] as Box, layout.lanes[i] as Box)).toBe(false);
+      // The lanes add height, and nothing else moves.
+      expect(layout.height).toBeGreaterThan(plain.height);
+      expect(layout.cpus).toEqual(plain.cpus);
+    });
+
+    it('keeps every LLC wide enough for a lane, and draws none when SHARED_RUNQ is off', () => {
+      const m = machine(1, 2, 2, 2);
+      const layout = computeLayout(m, 800, shardsOf(m, 6));
+      expect(layout.lanes).toHaveLength(2);
+      for (const lane of layout.lanes) expect(lane.width).toBeGreaterThanOrEqual(LANE_MIN_WIDTH);
+      for (let i = 0; i < layout.llcs.length; i++) {
+        for (let j = i + 1; j < layout.llcs.length; j++) expect(overlaps(layout.llcs[i] as Box, layout.llcs[j] as Box)).toBe(false);
+      }
+      expect(computeLayout(m, 800, []).lanes).toEqual([]);
+    });
   });
 });

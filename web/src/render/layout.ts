@@ -1,9 +1,11 @@
 /**
  * Where each CPU goes on screen: sockets stacked, LLC boxes in a grid inside each
- * socket, cores inside an LLC, and a core's SMT threads side by side. Pure: unit
- * tested without a DOM.
+ * socket, cores inside an LLC, and a core's SMT threads side by side; with
+ * SHARED_RUNQ on, each LLC's shard lanes run beneath its cores, one per shard.
+ * Pure: unit tested without a DOM.
  */
-import type { Machine } from '../engine/protocol';
+import type { Machine, ShardInfo } from '../engine/protocol';
+import { LANE, LANE_MIN_WIDTH } from './lanes';
 
 export interface Box {
   readonly x: number;
@@ -21,6 +23,13 @@ export interface LabelledBox extends Box {
   readonly label: string;
 }
 
+/** A shard's lane: `shard` is its position in the bridge's shard list (and in each frame's). */
+export interface LaneBox extends Box {
+  readonly shard: number;
+  readonly llc: number;
+  readonly index: number;
+}
+
 export interface MachineLayout {
   readonly width: number;
   readonly height: number;
@@ -29,6 +38,7 @@ export interface MachineLayout {
   readonly llcs: readonly LabelledBox[];
   readonly cores: readonly LabelledBox[];
   readonly cpus: readonly CpuCell[];
+  readonly lanes: readonly LaneBox[];
 }
 
 const GAP = 4;
@@ -44,8 +54,23 @@ export function cellSizeFor(nCpus: number): number {
   return 12;
 }
 
-export function computeLayout(machine: Machine, width: number): MachineLayout {
+/** Height of an LLC's lanes for `n` shards: one lane each, under the cores. */
+function laneBlockHeight(n: number): number {
+  return n === 0 ? 0 : LANE.gap + n * LANE.height + (n - 1) * LANE.gap;
+}
+
+export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = []): MachineLayout {
   const cell = cellSizeFor(machine.cpus.length);
+  // Shards per LLC, in the bridge's order: lane `index` of an LLC is its shard `index`.
+  const shardsByLlc = new Map<number, { shard: number; index: number }[]>();
+  shards.forEach((info, shard) => {
+    const list = shardsByLlc.get(info.llc) ?? [];
+    list.push({ shard, index: info.index });
+    shardsByLlc.set(info.llc, list);
+  });
+  const maxShardsPerLlc = Math.max(0, ...[...shardsByLlc.values()].map((list) => list.length));
+  const laneBlock = laneBlockHeight(maxShardsPerLlc);
+  const minLlcWidth = maxShardsPerLlc > 0 ? LANE_MIN_WIDTH + 2 * PAD : 0;
   const threads = Math.max(1, machine.threads_per_core);
   // Group CPUs: socket → llc → core → threads, in hardware order.
   const llcsBySocket = new Map<number, number[]>();
@@ -78,12 +103,12 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
   for (let socketCols = 1; socketCols <= Math.min(2, socketIds.length); socketCols++) {
     for (let llcCols = 1; llcCols <= maxLlcsPerSocket; llcCols++) {
       for (let coreCols = maxCoresPerLlc; coreCols >= 1; coreCols--) {
-        const llcWidth = 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP;
+        const llcWidth = Math.max(minLlcWidth, 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP);
         const socketWidth = 2 * PAD + llcCols * llcWidth + (llcCols - 1) * GAP;
         const totalWidth = socketCols * socketWidth + (socketCols - 1) * GAP * 2;
         if (totalWidth > innerWidth && !(socketCols === 1 && llcCols === 1 && coreCols === 1)) continue;
         const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
-        const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP;
+        const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP + laneBlock;
         const llcRows = Math.ceil(maxLlcsPerSocket / llcCols);
         const socketHeight = HEADER + PAD + llcRows * llcHeight + (llcRows - 1) * GAP;
         const socketRows = Math.ceil(socketIds.length / socketCols);
@@ -95,13 +120,15 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
   }
   const { socketCols, llcCols, coreCols } = best ?? { socketCols: 1, llcCols: 1, coreCols: 1 };
   const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
-  const llcWidth = 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP;
-  const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP;
+  const llcWidth = Math.max(minLlcWidth, 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP);
+  const coresHeight = coreRows * coreHeight + (coreRows - 1) * GAP;
+  const llcHeight = HEADER + PAD + coresHeight + laneBlock;
 
   const sockets: LabelledBox[] = [];
   const llcs: LabelledBox[] = [];
   const cores: LabelledBox[] = [];
   const cpus: CpuCell[] = [];
+  const lanes: LaneBox[] = [];
   let widest = 0;
   let tallest = 0;
   socketIds.forEach((socket, socketIndex) => {
@@ -121,6 +148,13 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
       const llcX = x + PAD + (llcIndex % cols) * (llcWidth + GAP);
       const llcY = y + HEADER + Math.floor(llcIndex / cols) * (llcHeight + GAP);
       llcs.push({ id: llc, label: `LLC ${llc}`, x: llcX, y: llcY, width: llcWidth, height: llcHeight });
+      const lanesTop = llcY + HEADER + coresHeight + LANE.gap;
+      [...(shardsByLlc.get(llc) ?? [])]
+        .sort((a, b) => a.index - b.index)
+        .forEach(({ shard, index }, laneIndex) => {
+          const y = lanesTop + laneIndex * (LANE.height + LANE.gap);
+          lanes.push({ shard, llc, index, x: llcX + PAD, y, width: llcWidth - 2 * PAD, height: LANE.height });
+        });
       (coresByLlc.get(llc) ?? []).forEach((core, coreIndex) => {
         const coreX = llcX + PAD + (coreIndex % coreCols) * (coreWidth + GAP);
         const coreY = llcY + HEADER + Math.floor(coreIndex / coreCols) * (coreHeight + GAP);
@@ -132,5 +166,6 @@ export function computeLayout(machine: Machine, width: number): MachineLayout {
     });
   });
   cpus.sort((a, b) => a.cpu - b.cpu);
-  return { width: widest + PAD, height: tallest + PAD, cell, sockets, llcs, cores, cpus };
+  lanes.sort((a, b) => a.shard - b.shard);
+  return { width: widest + PAD, height: tallest + PAD, cell, sockets, llcs, cores, cpus, lanes };
 }

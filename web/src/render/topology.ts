@@ -3,11 +3,31 @@
  * one cell per CPU filled with its running task's colour, and beneath each cell a
  * strip showing how many tasks wait in that CPU's runqueue. When a task is
  * selected, the CPUs it may use are outlined, the others dimmed, and the CPU its
- * explained decision chose is ringed.
+ * explained decision chose is ringed. With SHARED_RUNQ on, each LLC's shards are
+ * lanes under its cores holding the queued tasks, head first, glowing by how
+ * contended the shards' lock is.
  */
-import { select, type Selection } from 'd3';
-import type { LabelledBox, MachineLayout } from './layout';
+import { interpolateRgb, select, type Selection } from 'd3';
+import type { LaneBox, LabelledBox, MachineLayout } from './layout';
 import { textOn, type TaskColors } from './colors';
+import { chipX, fitLane, LANE } from './lanes';
+import type { Pid } from '../base/types';
+
+/** A shard as a lane shows it: its CPUs and its queue, head (oldest) first. */
+export interface ShardLaneView {
+  /** The CPUs that push into it, as the kernel lists them: `0,6,12`. */
+  readonly cpus: string;
+  readonly pids: readonly Pid[];
+}
+
+/** Every shard's lane content, in layout order (`LaneBox.shard`), and the lock's glow. */
+export interface ShardView {
+  readonly lanes: readonly ShardLaneView[];
+  /** 0 (quiet) to 1 (half the acquisitions waited or more); see `glowOf`. */
+  readonly glow: number;
+  /** What the tooltip says about the lock: `1.2 % of &shard->lock acquisitions waited lately`. */
+  readonly lockNote: string;
+}
 
 export interface CpuView {
   readonly running: Uint32Array;
@@ -32,7 +52,14 @@ const DEPTH_UNIT = 4;
 /** How far the chosen CPU's ring sits outside its cell. */
 const RING = 3;
 
-export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: TaskColors, view: CpuView, highlight?: CpuHighlight): void {
+export function drawMachine(
+  svg: SVGSVGElement,
+  layout: MachineLayout,
+  colors: TaskColors,
+  view: CpuView,
+  highlight?: CpuHighlight,
+  shards?: ShardView,
+): void {
   const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
   // One layer per kind of box, created once, so boxes entered later (after a
   // machine change) never paint over the CPU cells.
@@ -46,6 +73,7 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
   const llcLayer = layer('llcs');
   const coreLayer = layer('cores');
   const cpuLayer = layer('cpus');
+  const laneLayer = layer('lanes');
 
   drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8);
   drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6);
@@ -62,6 +90,9 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
     .attr('height', (b) => b.height);
 
   const showText = layout.cell >= 24;
+  // 12 px wherever a four-digit pid fits in the cell; smaller cells keep the smaller type.
+  const pidFont = layout.cell >= 34 ? 12 : 10;
+  const labelFont = layout.cell >= 34 ? 12 : 9;
   cpuLayer
     .selectAll<SVGGElement, (typeof layout.cpus)[number]>('g.cpu')
     .data(layout.cpus, (cell) => cell.cpu)
@@ -108,15 +139,17 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
       group
         .select('text.cpu-label')
         .attr('x', (c) => c.x + 3)
-        .attr('y', (c) => c.y + 10)
+        .attr('y', (c) => c.y + labelFont + 1)
         .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
         .attr('fill-opacity', 0.75)
+        .style('font-size', `${labelFont}px`)
         .text((c) => (showText ? String(c.cpu) : ''));
       group
         .select('text.cpu-pid')
         .attr('x', (c) => c.x + c.width / 2)
         .attr('y', (c) => c.y + c.height - 5)
         .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
+        .style('font-size', `${pidFont}px`)
         .text((c) => {
           const pid = view.running[c.cpu] ?? 0;
           return showText && pid !== 0 ? String(pid) : '';
@@ -128,6 +161,96 @@ export function drawMachine(svg: SVGSVGElement, layout: MachineLayout, colors: T
         const note = highlight?.chosen === c.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
         return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting${note}`;
       });
+    });
+
+  drawLanes(laneLayer, layout.lanes, colors, shards);
+}
+
+/** A lane's rim: grey when its lock is quiet, orange as it heats up. */
+const laneStroke = interpolateRgb('#9aa5b1', '#dd6b20');
+const laneFill = interpolateRgb('#f8fafc', '#fff0e0');
+
+/** The shard lanes: a glowing box, a label, the queue's chips and "+N more". */
+function drawLanes(
+  layer: Selection<SVGGElement, string, SVGSVGElement, unknown>,
+  boxes: readonly LaneBox[],
+  colors: TaskColors,
+  shards: ShardView | undefined,
+): void {
+  const glow = Math.min(1, Math.max(0, shards?.glow ?? 0));
+  const lanes = boxes.map((box) => {
+    const lane = shards?.lanes[box.shard];
+    const pids = lane?.pids ?? [];
+    return { box, pids, cpus: lane?.cpus ?? '', fit: fitLane(pids, box.width) };
+  });
+  type Lane = (typeof lanes)[number];
+  layer
+    .selectAll<SVGGElement, Lane>('g.lane')
+    .data(lanes, (lane) => `${lane.box.llc}/${lane.box.index}`)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', 'lane');
+      group.append('title');
+      group.append('rect').attr('class', 'lane-box').attr('rx', 4);
+      group.append('text').attr('class', 'lane-label');
+      group.append('g').attr('class', 'lane-chips');
+      group.append('text').attr('class', 'lane-more');
+      return group;
+    })
+    .attr('data-llc', (lane) => lane.box.llc)
+    .attr('data-shard', (lane) => lane.box.index)
+    .attr('data-length', (lane) => lane.pids.length)
+    .attr('data-glow', glow.toFixed(2))
+    .each(function (lane) {
+      const group = select(this);
+      const { box, fit } = lane;
+      group
+        .select('rect.lane-box')
+        .attr('x', box.x)
+        .attr('y', box.y)
+        .attr('width', box.width)
+        .attr('height', box.height)
+        .attr('fill', laneFill(glow))
+        .attr('stroke', laneStroke(glow))
+        .attr('stroke-width', 1 + 2 * glow)
+        // The glow: an orange halo whose reach and strength follow the contention.
+        .style('filter', glow > 0.02 ? `drop-shadow(0 0 ${(2 + 6 * glow).toFixed(1)}px rgba(221, 107, 32, ${(0.25 + 0.75 * glow).toFixed(2)}))` : 'none');
+      group
+        .select('text.lane-label')
+        .attr('x', box.x + LANE.pad)
+        .attr('y', box.y + box.height / 2)
+        .text(`shard ${box.index}`);
+      const chipY = box.y + (box.height - LANE.chipHeight) / 2;
+      group
+        .select('g.lane-chips')
+        .selectAll<SVGGElement, Pid>('g.chip')
+        .data(fit.visible)
+        .join((enter) => {
+          const chip = enter.append('g').attr('class', 'chip');
+          chip.append('rect').attr('rx', 3).attr('height', LANE.chipHeight).attr('width', LANE.chipWidth);
+          chip.append('text');
+          return chip;
+        })
+        .attr('data-pid', (pid) => pid)
+        .each(function (pid, slot) {
+          const chip = select(this);
+          const fill = colors.fill(pid);
+          chip.select('rect').attr('x', chipX(box.x, slot)).attr('y', chipY).attr('fill', fill);
+          chip
+            .select('text')
+            .attr('x', chipX(box.x, slot) + LANE.chipWidth / 2)
+            .attr('y', chipY + LANE.chipHeight / 2)
+            .attr('fill', textOn(fill))
+            .text(String(pid));
+        });
+      group
+        .select('text.lane-more')
+        .attr('x', chipX(box.x, fit.visible.length) + 2)
+        .attr('y', box.y + box.height / 2)
+        .text(fit.more > 0 ? `+${fit.more} more` : '');
+      const queue = lane.pids.length === 0 ? 'empty' : `${lane.pids.length} queued, head first: ${lane.pids.slice(0, 24).join(' ')}${lane.pids.length > 24 ? ' …' : ''}`;
+      group
+        .select('title')
+        .text(`Shard ${box.index} of LLC ${box.llc} (CPUs ${lane.cpus}): ${queue}. ${shards?.lockNote ?? ''}`.trim());
     });
 }
 

@@ -2,6 +2,7 @@
 import type { Frame, LoadedScenario, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { createStore } from './store';
 import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
+import { NO_OVERRIDES, type PolicyOverrides } from './policy';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -36,6 +37,20 @@ export interface AppState {
   readonly selection: Selection | undefined;
   /** The decision inspector: its explanation of the selection. */
   readonly inspection: Inspection;
+  /**
+   * The scenario the run was built from, before the Policy panel's overrides: a
+   * bundled file, or editor text that loaded. Empty until a scenario has loaded.
+   */
+  readonly fileText: string;
+  /** The Policy panel's settings on top of `fileText`, as the current run uses them. */
+  readonly policyOverrides: PolicyOverrides;
+  /**
+   * Why the engine refused the last policy change (the previous run stays loaded
+   * and playable); empty when it was accepted.
+   */
+  readonly policyProblems: readonly ScenarioProblem[];
+  /** Moving share of `&shard->lock` acquisitions that waited (0 when SHARED_RUNQ is off). */
+  readonly shardLockContention: number;
 }
 
 export const initialState: AppState = {
@@ -51,6 +66,10 @@ export const initialState: AppState = {
   busy: false,
   selection: undefined,
   inspection: NO_INSPECTION,
+  fileText: '',
+  policyOverrides: NO_OVERRIDES,
+  policyProblems: [],
+  shardLockContention: 0,
 };
 
 export function createAppStore() {

@@ -16,6 +16,8 @@ function frame(events: number, finished = false, newTrace: TraceLine[] = []): Fr
     latency: new Float64Array(10),
     counters: new Float64Array(13),
     throughput: [],
+    shards: new Uint32Array(0),
+    locks: [],
     newTrace,
     traceTotal: newTrace.length,
   };
@@ -53,7 +55,13 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'exp
   return {
     load: vi.fn(async () => ({
       ok: true,
-      loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] }, tasks: [], workloads: [], endNs: 1e9 },
+      loaded: {
+        machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] },
+        tasks: [],
+        workloads: [],
+        endNs: 1e9,
+        shards: [],
+      },
       frame: frame(0),
     })),
     step: vi.fn(async () => frame(++events)),
@@ -175,5 +183,93 @@ describe('inspecting an event', () => {
     await controller.load('teaching-small', '{}');
     expect(store.get().selection).toBeUndefined();
     expect(store.get().inspection.status).toBe('none');
+  });
+});
+
+describe('changing the policy', () => {
+  const file = JSON.stringify({ title: 't', seed: 7, policy: { shared_runq: { mode: 'all', shard_size: 6 } } }, null, 2);
+  const loaded = (shards: number) => ({
+    machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] },
+    tasks: [],
+    workloads: [],
+    endNs: 1e9,
+    shards: Array.from({ length: shards }, (_, index) => ({ llc: 0, index, cpus: [index] })),
+  });
+
+  function engineRecording(refuse: (text: string) => boolean = () => false) {
+    const texts: string[] = [];
+    const load = vi.fn(async (text: string) => {
+      texts.push(text);
+      if (refuse(text)) return { ok: false, problems: [{ path: 'policy.shared_runq.shard_size', message: 'must be at least 0, got -1' }] };
+      const mode = (JSON.parse(text) as { policy?: { shared_runq?: { mode?: string } } }).policy?.shared_runq?.mode;
+      return { ok: true, loaded: loaded(mode === 'off' ? 0 : 6), frame: frame(0) };
+    });
+    return { engine: fakeEngine({ load }), texts };
+  }
+
+  it('re-runs the same file and seed with the override applied, and a reset goes back to the file', async () => {
+    const store = createAppStore();
+    const { engine, texts } = engineRecording();
+    const controller = createController(store, engine);
+    await controller.load('shared-runq-schbench-pipe-skylake', file);
+    await controller.step();
+    expect(store.get().frame?.events).toBe(1);
+    expect(await controller.updatePolicy(() => ({ 'policy.shared_runq.mode': 'off' }))).toBe(true);
+    expect(JSON.parse(texts[1] ?? '')).toEqual({ title: 't', seed: 7, policy: { shared_runq: { mode: 'off', shard_size: 6 } } });
+    expect(store.get().policyOverrides).toEqual({ 'policy.shared_runq.mode': 'off' });
+    expect(store.get().loaded?.shards).toEqual([]);
+    expect(store.get().frame?.events).toBe(0);
+    expect(store.get().fileText).toBe(file);
+    expect(store.get().scenarioId).toBe('shared-runq-schbench-pipe-skylake');
+    // Restart keeps the settings; a reset runs the file's own text.
+    await controller.restart();
+    expect(JSON.parse(texts[2] ?? '')).toMatchObject({ policy: { shared_runq: { mode: 'off' } } });
+    await controller.updatePolicy(() => ({}));
+    expect(texts[3]).toBe(file);
+    expect(store.get().loaded?.shards).toHaveLength(6);
+    expect(isIdle(store.get())).toBe(true);
+  });
+
+  it('keeps the last good run loaded and playable when the engine refuses the settings', async () => {
+    const store = createAppStore();
+    const { engine } = engineRecording((text) => text.includes('-1'));
+    const controller = createController(store, engine);
+    await controller.load('s', file);
+    await controller.step();
+    const before = store.get().loaded;
+    expect(await controller.updatePolicy(() => ({ 'policy.shared_runq.shard_size': -1 }))).toBe(false);
+    expect(store.get().policyProblems).toEqual([{ path: 'policy.shared_runq.shard_size', message: 'must be at least 0, got -1' }]);
+    expect(store.get().status).toBe('ready');
+    expect(store.get().loaded).toBe(before);
+    expect(store.get().frame?.events).toBe(1);
+    expect(store.get().policyOverrides).toEqual({});
+    await controller.step();
+    expect(store.get().frame?.events).toBe(2);
+    // A good change clears the message.
+    await controller.updatePolicy(() => ({ 'policy.shared_runq.shard_size': 0 }));
+    expect(store.get().policyProblems).toEqual([]);
+  });
+
+  it('applies quick changes one after another, each on the settings the previous left', async () => {
+    const store = createAppStore();
+    const { engine, texts } = engineRecording();
+    const controller = createController(store, engine);
+    await controller.load('s', file);
+    const first = controller.updatePolicy((current) => ({ ...current, 'policy.shared_runq.mode': 'wakeups' }));
+    const second = controller.updatePolicy((current) => ({ ...current, 'policy.shared_runq.shard_size': 0 }));
+    await Promise.all([first, second]);
+    expect(JSON.parse(texts[2] ?? '')).toMatchObject({ policy: { shared_runq: { mode: 'wakeups', shard_size: 0 } } });
+    expect(store.get().policyOverrides).toEqual({ 'policy.shared_runq.mode': 'wakeups', 'policy.shared_runq.shard_size': 0 });
+  });
+
+  it('starts each newly loaded scenario from its own file', async () => {
+    const store = createAppStore();
+    const { engine } = engineRecording();
+    const controller = createController(store, engine);
+    await controller.load('s', file);
+    await controller.updatePolicy(() => ({ 'policy.shared_runq.mode': 'off' }));
+    await controller.load('teaching-small', '{"title": "other"}');
+    expect(store.get().policyOverrides).toEqual({});
+    expect(store.get().fileText).toBe('{"title": "other"}');
   });
 });

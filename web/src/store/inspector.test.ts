@@ -47,6 +47,12 @@ describe('the task a trace line is about', () => {
     expect(taskOfLine(line(4, 'sched_switch', idle))).toBe(1004);
   });
 
+  it("is the task pushed into, popped from or pulled out of a SHARED_RUNQ shard", () => {
+    expect(taskOfLine(line(7, 'schedlab_shard_push', 'comm=schbench-worker pid=1087 shard=4 llc=0'))).toBe(1087);
+    expect(taskOfLine(line(8, 'schedlab_shard_pop', 'comm=schbench pid=1020 shard=1 llc=0'))).toBe(1020);
+    expect(taskOfLine(line(9, 'schedlab_shard_pull', 'comm=hackbench pid=1203 shard=0 llc=1 orig_cpu=3 dest_cpu=19'))).toBe(1203);
+  });
+
   it('is none for records about no task, and a comm that looks like a field does not fool it', () => {
     expect(taskOfLine(line(5, 'schedlab_cfs_throttle', 'cgroup=/a tasks=3'))).toBeUndefined();
     expect(taskOfLine(line(6, 'sched_wakeup', 'comm=evil pid=7 pid=1010 prio=120 target_cpu=000'))).toBe(1010);

@@ -36,13 +36,13 @@ export function notExplainable(event: string): string {
 }
 
 /** The fields after a task's `comm=`, matched from the end so a comm cannot fake them. */
-const TASK_FIELDS = / pid=(\d+) prio=-?\d+(?: target_cpu=\d+| orig_cpu=\d+ dest_cpu=\d+)?$/;
+const TASK_FIELDS = / pid=(\d+) (?:prio=-?\d+(?: target_cpu=\d+| orig_cpu=\d+ dest_cpu=\d+)?|shard=\d+ llc=\d+(?: orig_cpu=\d+ dest_cpu=\d+)?)$/;
 const NEXT_FIELDS = / next_pid=(\d+) next_prio=-?\d+$/;
 const PREV_FIELDS = / prev_pid=(\d+) prev_prio=-?\d+ prev_state=\S+ ==> next_comm=/;
 
 /**
- * The task a trace line is about: the woken, forked, migrated or exiting task
- * (`pid=`), or for a switch the task switched to (`next_pid=`, else `prev_pid=`
+ * The task a trace line is about: the woken, forked, migrated or exiting task, or
+ * the one pushed into, popped from or pulled out of a SHARED_RUNQ shard (`pid=`), or for a switch the task switched to (`next_pid=`, else `prev_pid=`
  * when the CPU goes idle). Undefined when the line names no task.
  */
 export function taskOfLine(line: Pick<TraceLine, 'event' | 'payload'>): number | undefined {

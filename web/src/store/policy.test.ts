@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import {
+  allControls,
+  changedSettings,
+  currentSetting,
+  fileSetting,
+  NO_OVERRIDES,
+  parseControlInput,
+  policyGroups,
+  scenarioKernel,
+  setArgument,
+  setOverride,
+  valueAtPath,
+  withOverrides,
+  type JsonValue,
+  type PolicyControl,
+} from './policy';
+import { runText } from './controller';
+import { formatProblem, scenarioSchema, schemaProblems } from '../engine/validate';
+
+const groups = policyGroups(scenarioSchema);
+const file = (name: string) => JSON.parse(readFileSync(`../scenarios/${name}.json`, 'utf8')) as JsonValue;
+const skylake = file('shared-runq-schbench-pipe-skylake');
+const teaching = file('teaching-small');
+
+function control(path: string): PolicyControl {
+  const found = allControls(groups).find((candidate) => candidate.path === path);
+  if (!found) throw new Error(`no control ${path}`);
+  return found;
+}
+
+describe('policy controls from the scenario schema', () => {
+  it('groups the switches by patch series: baseline, then by the kernel each series was written against', () => {
+    expect(groups.map((group) => [group.id, group.title, group.kernel])).toEqual([
+      ['baseline', 'Baseline paths', undefined],
+      ['seed-001', 'select_idle_sibling idle-thread scan', '4.6'],
+      ['seed-004', 'NUMA affinity at fork', '5.18'],
+      ['seed-000', 'SHARED_RUNQ', '6.5'],
+    ]);
+    expect(groups.map((group) => group.controls.map((entry) => entry.label))).toEqual([
+      ['newidle_balance.enabled', 'periodic_balance.enabled', 'wake_affine.enabled'],
+      ['sis_scan.enabled', 'sis_scan.gate'],
+      ['numa_affinity.enabled', 'numa_affinity.check'],
+      ['shared_runq.mode', 'shared_runq.shard_index', 'shared_runq.shard_size', 'shared_runq.skip_llc_balance'],
+    ]);
+    expect(groups[3]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
+  });
+
+  it('maps booleans to switches, enums to choices with their sentences, integers to a range', () => {
+    expect(control('policy.wake_affine.enabled')).toEqual({
+      path: 'policy.wake_affine.enabled',
+      label: 'wake_affine.enabled',
+      kind: 'boolean',
+      default: true,
+      // A Switch's `enabled` has no description of its own: its parent's is used, on one line.
+      description: "Let a wakeup move the task towards the waker's CPU (`wake_affine`).",
+    });
+    const mode = control('policy.shared_runq.mode');
+    expect(mode.kind).toBe('enum');
+    if (mode.kind === 'enum') {
+      expect(mode.options.map((option) => option.value)).toEqual(['off', 'wakeups', 'all']);
+      expect(mode.options[2]?.description).toBe('Push on every `__enqueue_entity`, remove on every `__dequeue_entity` (patch 7).');
+      expect(mode.default).toBe('off');
+      expect(mode.description).toBe('Where tasks are pushed into the shared runqueue.');
+    }
+    expect(control('policy.shared_runq.shard_size')).toMatchObject({ kind: 'integer', minimum: 0, maximum: 4096, default: 6 });
+    expect(control('policy.shared_runq.skip_llc_balance')).toMatchObject({ kind: 'boolean', default: false });
+    expect(control('policy.numa_affinity.check')).toMatchObject({ kind: 'enum', default: 'ne' });
+    expect(control('policy.sis_scan.gate').description).not.toMatch(/\n|\s{2}/);
+  });
+
+  it('shows a knob or a series added to the schema without UI work', () => {
+    const schema = structuredClone(scenarioSchema) as {
+      $defs: Record<string, { properties: Record<string, unknown> }>;
+      properties: { policy: unknown };
+    };
+    const runq = schema.$defs.SharedRunqSpec;
+    if (!runq) throw new Error('SharedRunqSpec is gone from the schema');
+    runq.properties.pull_batch = { type: 'integer', minimum: 1, maximum: 64, default: 1, description: 'Tasks pulled at once.' };
+    const policy = schema.$defs.PolicySpec;
+    if (!policy) throw new Error('PolicySpec is gone from the schema');
+    policy.properties.turbo_pack = {
+      description: 'Seed 007: on the 6.1 wakeup path, pack small tasks.',
+      type: 'object',
+      properties: { enabled: { type: 'boolean', default: false } },
+    };
+    const extended = policyGroups(schema);
+    expect(allControls(extended).find((entry) => entry.label === 'shared_runq.pull_batch')).toMatchObject({
+      kind: 'integer',
+      minimum: 1,
+      maximum: 64,
+      default: 1,
+      description: 'Tasks pulled at once.',
+    });
+    const added = extended.find((group) => group.id === 'seed-007');
+    expect(added).toMatchObject({ title: 'Seed 007', kernel: '6.1', summary: 'On the 6.1 wakeup path, pack small tasks.' });
+    expect(added?.controls.map((entry) => [entry.label, entry.description])).toEqual([['turbo_pack.enabled', 'On the 6.1 wakeup path, pack small tasks.']]);
+    expect(extended.map((group) => group.id)).toEqual(['baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000']);
+  });
+});
+
+describe('the scenario file and the overrides', () => {
+  it("reads the file's settings, and the schema's defaults where it says nothing", () => {
+    expect(fileSetting(control('policy.shared_runq.mode'), skylake)).toBe('all');
+    expect(fileSetting(control('policy.shared_runq.shard_size'), skylake)).toBe(6);
+    expect(fileSetting(control('policy.shared_runq.mode'), teaching)).toBe('off');
+    expect(fileSetting(control('policy.wake_affine.enabled'), teaching)).toBe(true);
+    expect(scenarioKernel(scenarioSchema, skylake)).toEqual({ version: '6.5', fromFile: true });
+    expect(scenarioKernel(scenarioSchema, file('sis-schbench-t19'))).toEqual({ version: '4.6', fromFile: true });
+    expect(scenarioKernel(scenarioSchema, teaching)).toEqual({ version: '6.5', fromFile: false });
+  });
+
+  it("drops an override set back to the file's value, and lists only what differs", () => {
+    const mode = control('policy.shared_runq.mode');
+    const off = setOverride(NO_OVERRIDES, mode, 'off', skylake);
+    expect(off).toEqual({ 'policy.shared_runq.mode': 'off' });
+    expect(currentSetting(mode, skylake, off)).toBe('off');
+    const both = setOverride(off, control('policy.shared_runq.shard_size'), 0, skylake);
+    expect(changedSettings(groups, skylake, both)).toEqual([
+      { path: 'policy.shared_runq.mode', label: 'shared_runq.mode', file: 'all', value: 'off' },
+      { path: 'policy.shared_runq.shard_size', label: 'shared_runq.shard_size', file: 6, value: 0 },
+    ]);
+    expect(setOverride(both, mode, 'all', skylake)).toEqual({ 'policy.shared_runq.shard_size': 0 });
+    expect(setArgument('policy.shared_runq.mode', 'off')).toBe('--set policy.shared_runq.mode=off');
+  });
+
+  it('writes overrides into the scenario, creating the policy objects the file leaves out, without touching the file', () => {
+    const on = withOverrides(teaching, { 'policy.shared_runq.mode': 'all', 'policy.shared_runq.shard_size': 2 });
+    expect(valueAtPath(on, 'policy.shared_runq')).toEqual({ mode: 'all', shard_size: 2 });
+    expect(valueAtPath(teaching, 'policy')).toBeUndefined();
+    expect(valueAtPath(on, 'seed')).toBe(valueAtPath(teaching, 'seed'));
+    expect(schemaProblems(on)).toEqual([]);
+    const text = runText(JSON.stringify(skylake), { 'policy.shared_runq.mode': 'off' }) ?? '';
+    expect(JSON.parse(text)).toMatchObject({ seed: 1, policy: { shared_runq: { mode: 'off', shard_size: 6 } } });
+    expect(runText('{"a": 1}', NO_OVERRIDES)).toBe('{"a": 1}');
+    expect(runText('not json', { 'policy.x': 1 })).toBeUndefined();
+  });
+});
+
+describe('what the user types into a control', () => {
+  const shardSize = control('policy.shared_runq.shard_size');
+
+  it('is read as the field type, with the range checked', () => {
+    expect(parseControlInput(shardSize, '12')).toEqual({ ok: true, value: 12 });
+    expect(parseControlInput(shardSize, ' 0 ')).toEqual({ ok: true, value: 0 });
+    expect(parseControlInput(control('policy.shared_runq.mode'), 'wakeups')).toEqual({ ok: true, value: 'wakeups' });
+    expect(parseControlInput(control('policy.wake_affine.enabled'), 'false')).toEqual({ ok: true, value: false });
+  });
+
+  it('names the field and what is wrong, in the words of `--set` and of the schema check', () => {
+    const message = (raw: string) => {
+      const parsed = parseControlInput(shardSize, raw);
+      return parsed.ok ? 'ok' : formatProblem(parsed.problem);
+    };
+    expect(message('abc')).toBe('policy.shared_runq.shard_size: expected an integer, got `abc`');
+    expect(message('2.5')).toBe('policy.shared_runq.shard_size: expected an integer, got `2.5`');
+    expect(message('')).toBe('policy.shared_runq.shard_size: expected an integer, got an empty value');
+    expect(message('-1')).toBe('policy.shared_runq.shard_size: must be at least 0, got -1');
+    expect(message('4097')).toBe('policy.shared_runq.shard_size: must be at most 4096, got 4097');
+    expect(formatProblem((parseControlInput(control('policy.shared_runq.mode'), 'most') as { problem: { path: string; message: string } }).problem)).toBe(
+      'policy.shared_runq.mode: must be one of "off", "wakeups", "all", got "most"',
+    );
+  });
+
+  it('is refused with the very message the schema check gives for the same value', () => {
+    const cases: [PolicyControl, string, number | string][] = [
+      [shardSize, '-1', -1],
+      [shardSize, '4097', 4097],
+      [control('policy.shared_runq.mode'), 'most', 'most'],
+    ];
+    for (const [entry, typed, value] of cases) {
+      const parsed = parseControlInput(entry, typed);
+      const problems = schemaProblems(withOverrides(skylake, { [entry.path]: value })).map(formatProblem);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(problems).toEqual([formatProblem(parsed.problem)]);
+    }
+  });
+});

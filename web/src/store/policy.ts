@@ -1,0 +1,411 @@
+/**
+ * The Policy panel's model, generated from the scenario JSON Schema (itself
+ * generated from the Rust types): one control per leaf of `policy`, grouped by the
+ * patch series that added it, with the schema's description, default and range;
+ * the user's overrides on top of the scenario file, and how they differ from it.
+ * A knob added to the core shows up here without UI work. Pure: no React, no engine.
+ */
+import { unreachable } from '../base/types';
+import type { ScenarioProblem } from '../engine/protocol';
+
+/** A JSON value, as a scenario file holds it. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** What a policy control sets: a switch, a choice or a number. */
+export type SettingValue = boolean | number | string;
+
+/** The user's settings on top of the scenario file, by dotted path (`policy.shared_runq.mode`). */
+export type PolicyOverrides = Readonly<Record<string, SettingValue>>;
+
+export const NO_OVERRIDES: PolicyOverrides = {};
+
+export interface EnumOption {
+  readonly value: string;
+  /** The schema's sentence for this choice (from the Rust enum variant's doc comment). */
+  readonly description: string;
+}
+
+interface ControlBase {
+  /** Dotted path from the scenario root, as `--set` takes it: `policy.shared_runq.shard_size`. */
+  readonly path: string;
+  /** The path below `policy`: `shared_runq.shard_size`. */
+  readonly label: string;
+  /** The schema's description, on one line. */
+  readonly description: string;
+}
+
+export type PolicyControl =
+  | (ControlBase & { readonly kind: 'boolean'; readonly default: boolean | undefined })
+  | (ControlBase & { readonly kind: 'enum'; readonly options: readonly EnumOption[]; readonly default: string | undefined })
+  | (ControlBase & {
+      readonly kind: 'integer' | 'number';
+      readonly minimum: number | undefined;
+      readonly maximum: number | undefined;
+      readonly default: number | undefined;
+    })
+  | (ControlBase & { readonly kind: 'text'; readonly default: string | undefined });
+
+/** The controls one patch series added (or the kernel's own paths). */
+export interface PolicyGroup {
+  /** `baseline`, or `seed-000` for the series of seed experiment 000. */
+  readonly id: string;
+  readonly title: string;
+  /** The seed experiment's number, `000`; undefined for the baseline paths. */
+  readonly seed: string | undefined;
+  /** The kernel the series was written against; undefined for the baseline paths. */
+  readonly kernel: string | undefined;
+  /** The series' idea in one sentence, from the schema. */
+  readonly summary: string | undefined;
+  readonly controls: readonly PolicyControl[];
+}
+
+/**
+ * Names and kernels of the patch series the schema's descriptions refer to as
+ * `Seed NNN:`. A series not listed here still gets a group, titled by its number,
+ * with the first kernel version its description mentions.
+ */
+const SERIES: Readonly<Record<string, { readonly title: string; readonly kernel: string }>> = {
+  '000': { title: 'SHARED_RUNQ', kernel: '6.5' },
+  '001': { title: 'select_idle_sibling idle-thread scan', kernel: '4.6' },
+  '004': { title: 'NUMA affinity at fork', kernel: '5.18' },
+};
+
+/** The part of a JSON Schema this reads. */
+interface SchemaNode {
+  readonly $ref?: string;
+  readonly type?: string | readonly string[];
+  readonly description?: string;
+  readonly default?: JsonValue;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly oneOf?: readonly SchemaNode[];
+  readonly anyOf?: readonly SchemaNode[];
+  readonly allOf?: readonly SchemaNode[];
+  readonly enum?: readonly JsonValue[];
+  readonly const?: JsonValue;
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+interface SchemaRoot extends SchemaNode {
+  readonly $defs?: Readonly<Record<string, SchemaNode>>;
+}
+
+/** Descriptions are wrapped in the Rust source: one line, single spaces. */
+export function oneLine(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** Follows a local `$ref`, a one-entry `allOf`, and an optional field's `anyOf` with null. */
+function resolve(root: SchemaRoot, node: SchemaNode): SchemaNode {
+  let current = node;
+  for (let depth = 0; depth < 16; depth++) {
+    if (current.$ref?.startsWith('#/$defs/')) {
+      const target = root.$defs?.[current.$ref.slice('#/$defs/'.length)];
+      if (!target) return current;
+      current = target;
+    } else if (current.allOf?.length === 1 && current.allOf[0]) {
+      current = current.allOf[0];
+    } else if (current.anyOf && current.anyOf.length === 2 && current.anyOf.some((branch) => branch.type === 'null')) {
+      const other = current.anyOf.find((branch) => branch.type !== 'null');
+      if (!other) return current;
+      current = other;
+    } else {
+      return current;
+    }
+  }
+  return current;
+}
+
+function hasType(node: SchemaNode, type: string): boolean {
+  return node.type === type || (Array.isArray(node.type) && node.type.includes(type));
+}
+
+function isObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `MAJOR.MINOR` compared as numbers: `4.6` < `4.14` < `5.18` < `6.5`. */
+export function compareKernels(a: string, b: string): number {
+  const left = a.split('.').map(Number);
+  const right = b.split('.').map(Number);
+  for (let index = 0; index < Math.max(left.length, right.length); index++) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/** A leaf without a description of its own explains itself with its parent's, minus the series tag. */
+function withoutSeed(text: string): string {
+  const seed = /^Seed \d+:\s*/.exec(text);
+  return seed ? capitalise(text.slice(seed[0].length)) : text;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The first sentence of a description, capitalised. */
+function firstSentence(text: string): string {
+  const match = /^(.*?[.!?])(\s|$)/.exec(text);
+  return capitalise(match?.[1] ?? text);
+}
+
+/** `enabled` and `mode` lead their object: they say whether the rest matters. */
+function leadingFirst(keys: readonly string[]): readonly string[] {
+  const lead = (key: string) => (key === 'enabled' || key === 'mode' ? 0 : 1);
+  return [...keys].sort((a, b) => lead(a) - lead(b));
+}
+
+function controlFor(
+  root: SchemaRoot,
+  property: SchemaNode,
+  path: string,
+  inheritedDefault: JsonValue | undefined,
+  parentDescription: string,
+): PolicyControl | undefined {
+  const node = resolve(root, property);
+  const fallback = property.default ?? node.default ?? inheritedDefault;
+  const own = oneLine(property.description);
+  const base = { path, label: path.replace(/^policy\./, '') };
+  const options = node.oneOf?.every((branch) => typeof branch.const === 'string')
+    ? node.oneOf.map((branch) => ({ value: branch.const as string, description: oneLine(branch.description) }))
+    : node.enum?.every((value) => typeof value === 'string')
+      ? node.enum.map((value) => ({ value: value as string, description: '' }))
+      : undefined;
+  if (options) {
+    // The enum's own description says what is chosen; the field's often only lists the values.
+    const description = oneLine(node.description) || own || parentDescription;
+    return { ...base, kind: 'enum', description, options, default: typeof fallback === 'string' ? fallback : undefined };
+  }
+  const description = own || oneLine(node.description) || parentDescription;
+  if (hasType(node, 'boolean')) {
+    return { ...base, kind: 'boolean', description, default: typeof fallback === 'boolean' ? fallback : undefined };
+  }
+  if (hasType(node, 'integer') || hasType(node, 'number')) {
+    return {
+      ...base,
+      kind: hasType(node, 'integer') ? 'integer' : 'number',
+      description,
+      minimum: node.minimum,
+      maximum: node.maximum,
+      default: typeof fallback === 'number' ? fallback : undefined,
+    };
+  }
+  if (hasType(node, 'string')) {
+    return { ...base, kind: 'text', description, default: typeof fallback === 'string' ? fallback : undefined };
+  }
+  return undefined;
+}
+
+/** Every settable leaf under a policy property, `enabled`/`mode` first. */
+function controlsUnder(
+  root: SchemaRoot,
+  property: SchemaNode,
+  path: string,
+  inheritedDefault: JsonValue | undefined,
+  parentDescription: string,
+): PolicyControl[] {
+  const node = resolve(root, property);
+  const defaults = property.default ?? node.default ?? inheritedDefault;
+  if (node.properties) {
+    const description = withoutSeed(oneLine(property.description)) || oneLine(node.description) || parentDescription;
+    return leadingFirst(Object.keys(node.properties)).flatMap((key) => {
+      const child = node.properties?.[key];
+      if (!child) return [];
+      return controlsUnder(root, child, `${path}.${key}`, isObject(defaults) ? defaults[key] : undefined, description);
+    });
+  }
+  const control = controlFor(root, property, path, inheritedDefault, parentDescription);
+  return control ? [control] : [];
+}
+
+/**
+ * The Policy panel's groups from the scenario schema: the baseline paths first,
+ * then each patch series by the kernel it was written against. A `policy`
+ * property whose description starts `Seed NNN:` belongs to that series.
+ */
+export function policyGroups(schema: unknown): readonly PolicyGroup[] {
+  const root = schema as SchemaRoot;
+  const policyProperty = root.properties?.policy;
+  if (!policyProperty) return [];
+  const policy = resolve(root, policyProperty);
+  const defaults = policyProperty.default ?? policy.default;
+  const baseline: PolicyControl[] = [];
+  const series = new Map<string, { summary: string; kernel: string | undefined; controls: PolicyControl[] }>();
+  for (const [key, property] of Object.entries(policy.properties ?? {})) {
+    const description = oneLine(property.description) || oneLine(resolve(root, property).description);
+    const seed = /^Seed (\d+):\s*/.exec(description);
+    const controls = controlsUnder(root, property, `policy.${key}`, isObject(defaults) ? defaults[key] : undefined, description);
+    if (!seed?.[1]) {
+      baseline.push(...controls);
+      continue;
+    }
+    const id = seed[1];
+    const entry = series.get(id) ?? {
+      summary: firstSentence(description.slice(seed[0].length)),
+      kernel: SERIES[id]?.kernel ?? /\b(\d+\.\d+)\b/.exec(description)?.[1],
+      controls: [],
+    };
+    entry.controls.push(...controls);
+    series.set(id, entry);
+  }
+  const groups: PolicyGroup[] = [];
+  if (baseline.length > 0) {
+    groups.push({ id: 'baseline', title: 'Baseline paths', seed: undefined, kernel: undefined, summary: undefined, controls: baseline });
+  }
+  const ordered = [...series.entries()].sort(([idA, a], [idB, b]) => {
+    if (a.kernel && b.kernel) return compareKernels(a.kernel, b.kernel) || idA.localeCompare(idB);
+    if (a.kernel || b.kernel) return a.kernel ? -1 : 1;
+    return idA.localeCompare(idB);
+  });
+  for (const [id, entry] of ordered) {
+    groups.push({
+      id: `seed-${id}`,
+      title: SERIES[id]?.title ?? `Seed ${id}`,
+      seed: id,
+      kernel: entry.kernel,
+      summary: entry.summary,
+      controls: entry.controls,
+    });
+  }
+  return groups;
+}
+
+/** Every control of every group, in the panel's order. */
+export function allControls(groups: readonly PolicyGroup[]): readonly PolicyControl[] {
+  return groups.flatMap((group) => group.controls);
+}
+
+/** The kernel a scenario runs: its `kernel` field, else the schema's default. */
+export function scenarioKernel(schema: unknown, scenario: JsonValue | undefined): { readonly version: string; readonly fromFile: boolean } {
+  const kernel = isObject(scenario) ? scenario.kernel : undefined;
+  if (typeof kernel === 'string') return { version: kernel, fromFile: true };
+  const description = (schema as SchemaRoot).properties?.kernel?.description ?? '';
+  return { version: /default "([\d.]+)"/.exec(description)?.[1] ?? '6.5', fromFile: false };
+}
+
+/** The value at a dotted path, or undefined. */
+export function valueAtPath(root: JsonValue | undefined, path: string): JsonValue | undefined {
+  let node: JsonValue | undefined = root;
+  for (const key of path.split('.')) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** A control's value in a scenario: what the file says, else the schema's default. */
+export function fileSetting(control: PolicyControl, scenario: JsonValue | undefined): SettingValue | undefined {
+  const value = valueAtPath(scenario, control.path);
+  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  return control.default;
+}
+
+/** A control's value in the run: the override, else the file's. */
+export function currentSetting(control: PolicyControl, scenario: JsonValue | undefined, overrides: PolicyOverrides): SettingValue | undefined {
+  return Object.hasOwn(overrides, control.path) ? overrides[control.path] : fileSetting(control, scenario);
+}
+
+/** The scenario with the overrides written in, creating `policy.*` objects the file leaves out. */
+export function withOverrides(scenario: JsonValue, overrides: PolicyOverrides): JsonValue {
+  const copy = structuredClone(scenario) as { [key: string]: JsonValue };
+  if (!isObject(copy)) return copy;
+  for (const [path, value] of Object.entries(overrides)) {
+    const keys = path.split('.');
+    const last = keys.pop();
+    if (last === undefined) continue;
+    let node: { [key: string]: JsonValue } = copy;
+    for (const key of keys) {
+      const next = node[key];
+      if (!isObject(next)) node[key] = {};
+      node = node[key] as { [key: string]: JsonValue };
+    }
+    node[last] = value;
+  }
+  return copy;
+}
+
+/** The overrides after the user sets a control: setting the file's own value drops the override. */
+export function setOverride(overrides: PolicyOverrides, control: PolicyControl, value: SettingValue, scenario: JsonValue | undefined): PolicyOverrides {
+  const next: Record<string, SettingValue> = { ...overrides };
+  if (value === fileSetting(control, scenario)) delete next[control.path];
+  else next[control.path] = value;
+  return next;
+}
+
+/** A setting that differs from the scenario file. */
+export interface ChangedSetting {
+  readonly path: string;
+  readonly label: string;
+  readonly file: SettingValue | undefined;
+  readonly value: SettingValue;
+}
+
+/** The overrides that differ from the file, in the panel's order. */
+export function changedSettings(groups: readonly PolicyGroup[], scenario: JsonValue | undefined, overrides: PolicyOverrides): readonly ChangedSetting[] {
+  return allControls(groups).flatMap((control) => {
+    const value = overrides[control.path];
+    const file = fileSetting(control, scenario);
+    return value === undefined || value === file ? [] : [{ path: control.path, label: control.label, file, value }];
+  });
+}
+
+/** A setting as a scenario file writes it: `true`, `6`, `"all"`. */
+export function formatSetting(value: SettingValue | undefined): string {
+  return value === undefined ? '(unset)' : JSON.stringify(value);
+}
+
+/** The CLI's `--set` for a setting: `--set policy.shared_runq.mode=off`. */
+export function setArgument(path: string, value: SettingValue): string {
+  return `--set ${path}=${String(value)}`;
+}
+
+export type ParsedInput = { readonly ok: true; readonly value: SettingValue } | { readonly ok: false; readonly problem: ScenarioProblem };
+
+/**
+ * Reads what the user typed or picked for a control, as the CLI's `--set` reads a
+ * value by the field's type, and checks the schema's range and choices. Problems
+ * are worded as the schema validator words them (`must be at least 0, got -1`),
+ * or as `--set` does for a value of the wrong type (`expected an integer, got
+ * \`abc\``), always with the field's path.
+ */
+export function parseControlInput(control: PolicyControl, raw: string): ParsedInput {
+  const fail = (message: string): ParsedInput => ({ ok: false, problem: { path: control.path, message } });
+  const text = raw.trim();
+  const shown = text === '' ? 'an empty value' : `\`${raw}\``;
+  switch (control.kind) {
+    case 'boolean':
+      if (text === 'true' || text === 'false') return { ok: true, value: text === 'true' };
+      return fail(`expected a boolean, got ${shown}`);
+    case 'enum': {
+      if (control.options.some((option) => option.value === text)) return { ok: true, value: text };
+      const choices = control.options.map((option) => `"${option.value}"`).join(', ');
+      return fail(`must be one of ${choices}, got "${raw}"`);
+    }
+    case 'integer':
+    case 'number': {
+      const pattern = control.kind === 'integer' ? /^-?\d+$/ : /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+      const value = Number(text);
+      if (!pattern.test(text) || !Number.isFinite(value) || (control.kind === 'integer' && !Number.isSafeInteger(value))) {
+        return fail(`expected ${control.kind === 'integer' ? 'an integer' : 'a number'}, got ${shown}`);
+      }
+      if (control.minimum !== undefined && value < control.minimum) return fail(`must be at least ${control.minimum}, got ${value}`);
+      if (control.maximum !== undefined && value > control.maximum) return fail(`must be at most ${control.maximum}, got ${value}`);
+      return { ok: true, value };
+    }
+    case 'text':
+      return { ok: true, value: raw };
+    default:
+      return unreachable(control);
+  }
+}
+
+/** The scenario file's text as a value, or undefined when it is not JSON. */
+export function parseScenarioValue(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * SHARED_RUNQ's shards as the machine drawing shows them: each shard's FIFO of
+ * queued pids, parsed from the frame's flat `[len, pid.., len, pid.., ...]` array,
+ * and how hot the shards' lock ran over the last frames. Pure: no React, no engine.
+ */
+import type { LockStatRow, ShardInfo } from '../engine/protocol';
+import { pid, type Pid } from '../base/types';
+
+/** The lock class every shard's lock belongs to (`/proc/lock_stat` counts per class). */
+export const SHARD_LOCK_CLASS = '&shard->lock';
+
+/** One shard and the tasks queued in it, head (oldest, pulled first) first. */
+export interface ShardQueue {
+  readonly shard: ShardInfo;
+  readonly pids: readonly Pid[];
+}
+
+/**
+ * Splits the frame's `frame_shards()` array into one queue per shard, in the order
+ * of `shards` (the bridge's `shards_json`). A short or inconsistent array (never
+ * expected from the bridge) yields empty queues for the shards it does not cover,
+ * rather than pids read from the wrong place.
+ */
+export function parseFrameShards(flat: Uint32Array, shards: readonly ShardInfo[]): readonly ShardQueue[] {
+  const queues: ShardQueue[] = [];
+  let at = 0;
+  for (const shard of shards) {
+    const length = flat[at];
+    if (length === undefined || at + 1 + length > flat.length) {
+      queues.push({ shard, pids: [] });
+      at = flat.length;
+      continue;
+    }
+    queues.push({ shard, pids: Array.from(flat.subarray(at + 1, at + 1 + length), pid) });
+    at += 1 + length;
+  }
+  return queues;
+}
+
+/** The `&shard->lock` row, when SHARED_RUNQ is on. */
+export function shardLockRow(rows: readonly LockStatRow[]): LockStatRow | undefined {
+  return rows.find((row) => row.class === SHARD_LOCK_CLASS);
+}
+
+/**
+ * How contended the shards' lock is now: the share of `&shard->lock` acquisitions
+ * since the previous frame that had to wait, as a moving average over frames
+ * (each frame weighs `SMOOTHING`), so one frame's handful of acquisitions does not
+ * flicker the glow. A frame with no acquisitions (a single step, a paused run)
+ * keeps the previous value. The lock_stat class is shared by every shard, so this
+ * is one figure for all of them: the bridge does not count per shard.
+ */
+export function shardLockContention(
+  previous: readonly LockStatRow[] | undefined,
+  next: readonly LockStatRow[],
+  previousContention: number,
+): number {
+  const now = shardLockRow(next);
+  if (!now) return 0;
+  const before = previous ? shardLockRow(previous) : undefined;
+  // A new run (counts went down) starts from its own totals.
+  const restarted = !before || now.acquisitions < before.acquisitions;
+  const acquisitions = now.acquisitions - (restarted ? 0 : before.acquisitions);
+  const contentions = now.contentions - (restarted ? 0 : before.contentions);
+  if (acquisitions <= 0) return restarted ? 0 : previousContention;
+  const share = Math.min(1, Math.max(0, contentions / acquisitions));
+  return restarted ? share : previousContention + SMOOTHING * (share - previousContention);
+}
+
+/** The weight of the newest frame in the moving average of shard-lock contention. */
+export const SMOOTHING = 0.3;
+
+/**
+ * How strongly a lane glows for a contended share in [0, 1]: full glow when half
+ * the acquisitions waited (an unsharded queue under schbench's pipe mode), and a
+ * square root so that the few per cent of a well-sharded queue still shows.
+ */
+export function glowOf(contention: number): number {
+  return Math.min(1, Math.sqrt(Math.max(0, contention) / 0.5));
+}
