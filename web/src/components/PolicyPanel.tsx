@@ -2,6 +2,7 @@ import { Fragment, useId, useMemo, useState, type ReactNode } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { useAppState } from './useStore';
+import { ProblemList } from './ProblemList';
 import { scenarioSchema, formatProblem } from '../engine/validate';
 import {
   changedSettings,
@@ -127,13 +128,7 @@ export function PolicyPanel({ store, controller }: { store: AppStore; controller
       {problems.length > 0 && (
         <div className="problems" aria-live="polite" data-testid="policy-problems">
           <p>The simulator refused these settings; the previous run is still loaded.</p>
-          <ul>
-            {problems.map((problem) => (
-              <li key={formatProblem(problem)}>
-                <code>{formatProblem(problem)}</code>
-              </li>
-            ))}
-          </ul>
+          <ProblemList problems={problems} />
         </div>
       )}
       {GROUPS.map((group) => (

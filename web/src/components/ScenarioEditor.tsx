@@ -1,7 +1,7 @@
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { useAppState } from './useStore';
-import { formatProblem } from '../engine/validate';
+import { ProblemList } from './ProblemList';
 
 /** The scenario as JSON: edit and apply. Bad input is explained; the text is kept. */
 export function ScenarioEditor({ store, controller }: { store: AppStore; controller: Controller }) {
@@ -33,13 +33,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           <p>
             The scenario was not loaded: {problems.length} problem{problems.length === 1 ? '' : 's'}.
           </p>
-          <ul>
-            {problems.map((problem) => (
-              <li key={formatProblem(problem)}>
-                <code>{formatProblem(problem)}</code>
-              </li>
-            ))}
-          </ul>
+          <ProblemList problems={problems} />
         </div>
       )}
     </section>

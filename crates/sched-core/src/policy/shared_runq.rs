@@ -143,6 +143,8 @@ pub struct SharedRunq {
     shards: Vec<Shard>,
     /// Per LLC: the index of its first shard and its number of shards.
     llc_shards: Vec<(u32, u32)>,
+    /// Per shard: its index within its LLC, and the LLC.
+    shard_place: Vec<(u32, u32)>,
     /// Per CPU: its shard.
     cpu_shard: Vec<u32>,
     /// Per task: the shard it is in (`NIL` when none) and its neighbours there.
@@ -157,6 +159,7 @@ impl SharedRunq {
         let mut shards = Vec::new();
         let mut llc_shards = Vec::new();
         let mut cpu_shard = vec![0; topology.n_cpus()];
+        let mut shard_place = Vec::new();
         for llc_cpus in &topology.llc_cpus {
             let n_cpus = llc_cpus.len() as u32;
             let num_shards = match spec.shard_size {
@@ -172,7 +175,8 @@ impl SharedRunq {
                 cpu_shard[cpu.0 as usize] = first + key % num_shards;
             }
             llc_shards.push((first, num_shards));
-            for _ in 0..num_shards {
+            for index in 0..num_shards {
+                shard_place.push((index, llc_shards.len() as u32 - 1));
                 shards.push(Shard {
                     head: NIL,
                     tail: NIL,
@@ -185,6 +189,7 @@ impl SharedRunq {
             spec,
             shards,
             llc_shards,
+            shard_place,
             cpu_shard,
             task_shard: vec![NIL; n_tasks],
             next: vec![NIL; n_tasks],
@@ -210,12 +215,7 @@ impl SharedRunq {
 
     /// A shard's index within its LLC, and the LLC.
     pub fn shard_in_llc(&self, shard: u32) -> (u32, u32) {
-        let llc = self
-            .llc_shards
-            .iter()
-            .position(|&(first, n)| shard >= first && shard < first + n)
-            .expect("every shard belongs to an LLC");
-        (shard - self.llc_shards[llc].0, llc as u32)
+        self.shard_place[shard as usize]
     }
 
     /// Number of shards in an LLC.
@@ -309,16 +309,27 @@ impl Simulator {
         let shard = self.shared_runq.shard_of_cpu(cpu);
         self.lock_shard(shard, by, site);
         self.shared_runq.push_back(shard, task);
-        let (index, llc) = self.shared_runq.shard_in_llc(shard);
-        let pid = self.pid_of(task);
-        self.emit(
+        self.emit_shard(
             cpu,
             TraceKind::ShardPush,
-            pid,
-            index,
-            llc,
+            task,
+            shard,
             Reason::ShardPush { site },
         );
+    }
+
+    /// A shard trace record: `arg0` the shard's index in its LLC, `arg1` the LLC.
+    fn emit_shard(
+        &mut self,
+        cpu: CpuId,
+        kind: TraceKind,
+        task: TaskId,
+        shard: u32,
+        reason: Reason,
+    ) {
+        let (index, llc) = self.shared_runq.shard_in_llc(shard);
+        let pid = self.pid_of(task);
+        self.emit(cpu, kind, pid, index, llc, reason);
     }
 
     /// `shared_runq_dequeue_task()`: takes a task out of its shard, if it is in one
@@ -329,14 +340,11 @@ impl Simulator {
         };
         self.lock_shard(shard, by, site);
         self.shared_runq.unlink(task);
-        let (index, llc) = self.shared_runq.shard_in_llc(shard);
-        let pid = self.pid_of(task);
-        self.emit(
+        self.emit_shard(
             by,
             TraceKind::ShardPop,
-            pid,
-            index,
-            llc,
+            task,
+            shard,
             Reason::ShardPop { site },
         );
     }
@@ -380,8 +388,7 @@ impl Simulator {
         if self.tasks[task.0 as usize].state == TaskState::Queued(src) && src != cpu {
             self.dequeue_queued(task, src);
             self.lock_rq(cpu, cpu, "raw_spin_rq_lock_nested");
-            let pid = self.pid_of(task);
-            self.emit(cpu, TraceKind::ShardPull, pid, index, llc, reason);
+            self.emit_shard(cpu, TraceKind::ShardPull, task, shard, reason);
             self.set_task_cpu(task, cpu, reason);
             self.enqueue_task(task, cpu, cpu);
         }
