@@ -195,9 +195,13 @@ impl Simulator {
     /// Charges a throttle or unthrottle walk of `groups` task groups to each CPU
     /// it touched, and traces it.
     fn finish_tree_walk(&mut self, kind: TraceKind, group: u32, groups: u64, tally: &WalkTally) {
-        for cpu in &tally.cpus {
+        for &cpu in &tally.cpus {
             self.bandwidth.tg_walk_visits += groups;
-            self.charge_overhead(*cpu, groups * TG_WALK_NS_PER_GROUP);
+            self.charge_overhead(cpu, groups * TG_WALK_NS_PER_GROUP);
+            self.struct_layout_touch(
+                crate::policy::struct_layout::StructOp::TgWalk { groups },
+                cpu,
+            );
         }
         let cpu = tally.cpus.first().copied().unwrap_or(CpuId(0));
         self.emit(cpu, kind, 0, group, tally.tasks, Reason::None);

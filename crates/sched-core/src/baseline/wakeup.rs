@@ -129,6 +129,9 @@ impl Simulator {
                 waker_cpu: waker_cpu.0,
             });
         });
+        if let Some(packed) = self.turbo_pack_select(task_id, target) {
+            target = packed;
+        }
         let found = self.select_idle_sibling(task_id, prev, target, waker_cpu);
         (
             found.cpu,

@@ -99,6 +99,7 @@ impl Simulator {
         if let Some(prev_id) = prev {
             if prev != next {
                 self.tasks[prev_id.0 as usize].pelt.update(now, true);
+                self.struct_layout_touch(crate::policy::struct_layout::StructOp::LoadAvg, cpu);
             }
         }
         let was_busy = prev.is_some();

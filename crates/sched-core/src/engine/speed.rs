@@ -39,6 +39,7 @@ impl Simulator {
 
     /// Recomputes the speed of `cpu`'s core after its busy state changed.
     pub(crate) fn refresh_core_speed(&mut self, cpu: CpuId) {
+        self.turbo_core_busy_changed(cpu);
         if self.topology.shape.threads_per_core < 2 {
             return;
         }

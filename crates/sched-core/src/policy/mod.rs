@@ -9,13 +9,16 @@
 //! | enqueue (`__enqueue_entity`; a wakeup's `enqueue_task_fair`) | `engine::enqueue` `enqueue_task`, `engine::schedule` put-prev; `engine::ttwu` | `shared_runq` |
 //! | dequeue and pick (`__dequeue_entity`, `dequeue_task_fair`, `pick_next_task_fair`) | `engine::enqueue` `dequeue_queued`, `move_queued_task`; `engine::schedule` pick | `shared_runq` |
 //! | head of `newidle_balance` | `baseline::balance` | `shared_runq` |
+//! | `select_task_rq` before SIS | `baseline::wakeup`, `select_task_rq_wake` | `turbo_pack` |
+//! | a core's busy change | `engine::speed`, `refresh_core_speed` | `turbo_pack` |
+//! | the task-group walk | `bandwidth`, `finish_tree_walk` | `struct_layout` |
+//! | the load-average update | `engine::schedule`, where `__schedule` updates PELT | `struct_layout` |
 //!
-//! The places the coming policies hook into: `select_task_rq` before SIS
-//! (`baseline::wakeup`), a core's busy change (`engine::speed`), the load-average
-//! update (`pelt`), and the task-group walk (`bandwidth`). TurboSched packing and the
-//! struct-layout model are not modelled yet (see `docs/MODEL-STATUS.md`); each will
-//! be one file here.
+//! TurboSched packing and the struct-layout model are not modelled yet (see
+//! `docs/MODEL-STATUS.md`): their files hold only these places, which do nothing.
 
 pub mod numa_affinity;
 pub mod shared_runq;
 pub mod sis_scan;
+pub mod struct_layout;
+pub mod turbo_pack;
