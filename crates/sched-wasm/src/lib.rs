@@ -307,6 +307,26 @@ impl SimHandle {
         self.sim.trace.len() as u32
     }
 
+    /// The context switches among trace records `[from, to)`, as flat triples
+    /// `[time_ns, cpu, next_pid, ...]` (`next_pid` 0: the CPU went idle). The UI keeps
+    /// `to` (`trace_len()`) as its cursor and builds per-CPU run slices from them.
+    pub fn switches(&self, from: u32, to: u32) -> Vec<f64> {
+        let trace = &self.sim.trace;
+        let end = (to as usize).min(trace.len());
+        let start = (from as usize).min(end);
+        let mut out = Vec::new();
+        for idx in start..end {
+            if trace.kind[idx] == sched_core::trace::TraceKind::SchedSwitch {
+                out.extend([
+                    trace.time[idx] as f64,
+                    trace.cpu[idx] as f64,
+                    trace.arg0[idx] as f64,
+                ]);
+            }
+        }
+        out
+    }
+
     /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
     pub fn trace_lines(&self, from: u32, count: u32) -> String {
         let trace = &self.sim.trace;
