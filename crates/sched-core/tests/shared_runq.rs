@@ -84,18 +84,27 @@ fn off_mode_leaves_no_trace_and_no_shard_lock() {
     assert_eq!(sim.summary("test").locks.len(), 1);
 }
 
-/// Medians over seeds 1..=5 of `schbench -L -m 52 -p 512 -t 1` on `preset` under
-/// `mode` with `shard_size`: (shard-lock contentions per acquisition, shard-lock
-/// contentions, runqueue-lock contentions).
-fn pipe_locks(preset_name: &str, mode: SharedRunqMode, shard_size: u32) -> (f64, f64, f64) {
+/// Medians over seeds 1..=5 of `schbench -L -m 52 -p 512 -t 1` (40 ms) on `preset`
+/// under `mode` with `shard_size`.
+struct PipeMedians {
+    requests: f64,
+    /// `&shard->lock` contentions per acquisition, and contentions (0 when off).
+    shard_rate: f64,
+    shard: f64,
+    /// `&rq->__lock` contentions.
+    rq: f64,
+}
+
+fn pipe(preset_name: &str, mode: SharedRunqMode, shard_size: u32) -> PipeMedians {
+    let mut requests = Vec::new();
     let mut rates = Vec::new();
     let mut shard = Vec::new();
     let mut rq = Vec::new();
     for seed in 1..=5 {
         let base = scenario(preset(preset_name), vec![schbench_pipe(52)], 40, seed);
         let summary = run(&with_mode(base, mode, shard_size));
-        let rq_lock = lock(&summary, "&rq->__lock");
-        rq.push(rq_lock.contentions as f64);
+        requests.push(summary.throughput.value);
+        rq.push(lock(&summary, "&rq->__lock").contentions as f64);
         if mode != SharedRunqMode::Off {
             let shard_lock = lock(&summary, "&shard->lock");
             shard.push(shard_lock.contentions as f64);
@@ -109,16 +118,24 @@ fn pipe_locks(preset_name: &str, mode: SharedRunqMode, shard_size: u32) -> (f64,
             median(values)
         }
     };
-    (median_or_zero(rates), median_or_zero(shard), median(rq))
+    PipeMedians {
+        requests: median(requests),
+        shard_rate: median_or_zero(rates),
+        shard: median_or_zero(shard),
+        rq: median(rq),
+    }
 }
 
 #[test]
 fn smaller_shards_contend_less_on_skylake() {
     // The series' lock_stat on Skylake (one LLC of 36 CPUs): about 118 M contentions
     // unsharded, 31.5 M with 3 shards, 13.9 M with shards of 6.
-    let (unsharded_rate, unsharded, _) = pipe_locks("skylake-18c", SharedRunqMode::All, 0);
-    let (three_rate, three, _) = pipe_locks("skylake-18c", SharedRunqMode::All, 12);
-    let (six_rate, six, _) = pipe_locks("skylake-18c", SharedRunqMode::All, 6);
+    let unsharded = pipe("skylake-18c", SharedRunqMode::All, 0);
+    let three = pipe("skylake-18c", SharedRunqMode::All, 12);
+    let six = pipe("skylake-18c", SharedRunqMode::All, 6);
+    let (unsharded_rate, three_rate, six_rate) =
+        (unsharded.shard_rate, three.shard_rate, six.shard_rate);
+    let (unsharded, three, six) = (unsharded.shard, three.shard, six.shard);
     assert!(
         unsharded > three && three > six,
         "contentions: unsharded {unsharded}, 3 shards {three}, size 6 {six}"
@@ -135,24 +152,19 @@ fn shared_runq_costs_the_pipe_mode_on_milan_and_task_rq_lock_contends_most() {
     // &rq->__lock was contended 9.66 M times with it against 0.79 M without, most at
     // task_rq_lock (the pull). The model gives the direction, not the size (see
     // docs/policies/shared-runq.md).
-    let requests = |mode| {
-        median(
-            (1..=5)
-                .map(|seed| {
-                    let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 40, seed);
-                    run(&with_mode(base, mode, 6)).throughput.value
-                })
-                .collect(),
-        )
-    };
-    let off = requests(SharedRunqMode::Off);
-    let all = requests(SharedRunqMode::All);
-    assert!(all < off, "requests/s: all {all}, off {off}");
-    let (_, _, rq_off) = pipe_locks("milan-72", SharedRunqMode::Off, 6);
-    let (_, _, rq_on) = pipe_locks("milan-72", SharedRunqMode::All, 6);
+    let off = pipe("milan-72", SharedRunqMode::Off, 6);
+    let all = pipe("milan-72", SharedRunqMode::All, 6);
     assert!(
-        rq_on > rq_off,
-        "rq-lock contentions: on {rq_on}, off {rq_off}"
+        all.requests < off.requests,
+        "requests/s: all {}, off {}",
+        all.requests,
+        off.requests
+    );
+    assert!(
+        all.rq > off.rq,
+        "rq-lock contentions: on {}, off {}",
+        all.rq,
+        off.rq
     );
     let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 40, 1);
     let summary = run(&with_mode(base, SharedRunqMode::All, 6));
