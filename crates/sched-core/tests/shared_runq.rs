@@ -68,6 +68,16 @@ fn wakeups_mode_pushes_only_unmigrated_wakeups_and_all_mode_every_enqueue() {
             }
         }
         assert!(pushes > 0, "{mode:?}: nothing pushed");
+        // Each shard's own counts add up to the class row.
+        let runq = &sim.shared_runq;
+        assert_eq!(
+            runq.shard_acquisitions.iter().sum::<u64>(),
+            runq.lock_stat.acquisitions
+        );
+        assert_eq!(
+            runq.shard_contentions.iter().sum::<u64>(),
+            runq.lock_stat.contentions
+        );
         assert!(pulls > 0, "{mode:?}: nothing pulled");
         sim.check_invariants().unwrap();
     }

@@ -286,6 +286,20 @@ impl SimHandle {
         out
     }
 
+    /// Per shard, in `shards_json` order: its lock's acquisitions and contentions so
+    /// far, `[acq0, cont0, acq1, cont1, ...]`. Empty when off.
+    pub fn frame_shard_locks(&self) -> Vec<f64> {
+        let runq = &self.sim.shared_runq;
+        if !runq.enabled() {
+            return Vec::new();
+        }
+        runq.shard_acquisitions
+            .iter()
+            .zip(&runq.shard_contentions)
+            .flat_map(|(acq, cont)| [*acq as f64, *cont as f64])
+            .collect()
+    }
+
     /// `lock_stat` rows so far, as the CLI's `run --json` `locks` prints them: per
     /// class (`&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on) the kernel's
     /// columns in nanoseconds and `contention_points` / `contending_points` by call

@@ -152,6 +152,9 @@ pub struct SharedRunq {
     next: Vec<u32>,
     prev: Vec<u32>,
     pub lock_stat: LockStat,
+    /// Per shard: its lock's acquisitions and contentions (the class row sums them).
+    pub shard_acquisitions: Vec<u64>,
+    pub shard_contentions: Vec<u64>,
 }
 
 impl SharedRunq {
@@ -185,6 +188,7 @@ impl SharedRunq {
                 });
             }
         }
+        let n_shards = shards.len();
         SharedRunq {
             spec,
             shards,
@@ -195,6 +199,8 @@ impl SharedRunq {
             next: vec![NIL; n_tasks],
             prev: vec![NIL; n_tasks],
             lock_stat: LockStat::new("&shard->lock"),
+            shard_acquisitions: vec![0; n_shards],
+            shard_contentions: vec![0; n_shards],
         }
     }
 
@@ -283,6 +289,7 @@ impl Simulator {
         let hold = self.costs.shard_lock_hold_ns;
         let now = self.now();
         let runq = &mut self.shared_runq;
+        let contended_before = runq.lock_stat.contentions;
         let cost = runq.shards[shard as usize].lock.acquire(
             now,
             by,
@@ -291,6 +298,8 @@ impl Simulator {
             &mut runq.lock_stat,
             site.name(),
         );
+        runq.shard_acquisitions[shard as usize] += 1;
+        runq.shard_contentions[shard as usize] += runq.lock_stat.contentions - contended_before;
         self.charge_overhead(by, cost);
     }
 
