@@ -1,7 +1,9 @@
 //! `schedlab replay FILE|-`: read a real scheduler trace (ftrace text in any of the
 //! layouts of docs/replay.md, optionally gzip-compressed) and print what it says.
 
-use sched_core::replay::{parse, replay as replay_trace, ParseReport, ReplayMetrics};
+use sched_core::replay::{
+    derive_workload, parse, replay as replay_trace, ParseReport, ReplayMetrics,
+};
 use sched_core::topology::{Topology, TopologySpec};
 use serde_json::{json, Map, Value};
 use std::io::Read;
@@ -17,6 +19,22 @@ pub struct ReplayArgs {
     /// default a flat machine with the CPUs seen (every migration is `llc`).
     #[arg(long, value_name = "PRESET")]
     pub topology: Option<String>,
+    /// What if: turn the log into a workload (each task's runs, sleeps and the
+    /// wakeups between tasks) and re-simulate it on the `--topology` machine (a flat
+    /// one by default), then print the log's figures and the simulation's side by side.
+    #[arg(long)]
+    pub resimulate: bool,
+    /// With --resimulate: override a field of the derived scenario, as for `run`
+    /// (`--set kernel=4.6`, `--set policy.shared_runq.mode=all`). Repeatable.
+    #[arg(long = "set", value_name = "PATH=VALUE", requires = "resimulate")]
+    pub set: Vec<String>,
+    /// With --resimulate: the simulation's random seed (default 1).
+    #[arg(long, requires = "resimulate")]
+    pub seed: Option<u64>,
+    /// With --resimulate: also write the derived scenario to FILE, to run, edit or
+    /// open in the app.
+    #[arg(long, value_name = "FILE", requires = "resimulate")]
+    pub save_scenario: Option<std::path::PathBuf>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -58,16 +76,195 @@ pub fn replay(args: &ReplayArgs) -> Result<(), String> {
     let text = String::from_utf8_lossy(&bytes);
     let parsed = parse(&text);
     let metrics = replay_trace(&parsed, machine.as_ref());
+    let what_if = if args.resimulate {
+        Some(resimulate(args, &parsed, &metrics)?)
+    } else {
+        None
+    };
     if args.json {
-        let value = to_json(&parsed.report, &metrics);
+        let mut value = to_json(&parsed.report, &metrics);
+        if let (Some(what_if), Value::Object(map)) = (&what_if, &mut value) {
+            map.insert("resimulation".into(), what_if.to_json());
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&value).expect("the report serialises")
         );
     } else {
         print!("{}", to_text(&args.file, &parsed.report, &metrics));
+        if let Some(what_if) = &what_if {
+            print!("{}", what_if.to_text(&metrics));
+        }
     }
     Ok(())
+}
+
+/// A log re-simulated: the derived workload's size and the simulation's summary.
+struct WhatIf {
+    tasks: usize,
+    task_wakeups: u64,
+    timer_wakeups: u64,
+    set: Vec<String>,
+    summary: sched_core::metrics::RunSummary,
+}
+
+/// Derives the log's workload, builds the scenario (the `--topology` machine or a
+/// flat one with the CPUs seen, the model's own background threads off since the
+/// log's kthreads are replayed), applies `--set` and `--seed`, and runs it.
+fn resimulate(
+    args: &ReplayArgs,
+    parsed: &sched_core::replay::ParsedTrace,
+    metrics: &ReplayMetrics,
+) -> Result<WhatIf, String> {
+    let derived = derive_workload(parsed);
+    if derived.tasks.tasks.is_empty() {
+        return Err(format!(
+            "error: {}: --resimulate: the log shows no task running, so there is nothing to re-simulate",
+            args.file
+        ));
+    }
+    let topology = match &args.topology {
+        Some(preset) => TopologySpec {
+            preset: Some(preset.clone()),
+            ..Default::default()
+        },
+        None => {
+            let cpus = metrics
+                .cpus
+                .iter()
+                .map(|cpu| cpu.cpu + 1)
+                .max()
+                .unwrap_or(1);
+            TopologySpec {
+                sockets: Some(1),
+                numa_nodes_per_socket: Some(1),
+                llcs_per_socket: Some(1),
+                cores_per_llc: Some(cpus),
+                threads_per_core: Some(1),
+                ..Default::default()
+            }
+        }
+    };
+    let mut background = sched_core::background::BackgroundSpec::default();
+    background.enabled = false;
+    let scenario = sched_core::Scenario {
+        schema: None,
+        title: format!("what if: {}", args.file),
+        description: format!(
+            "The workload of the ftrace log {}: each task's CPU time between blocking points, its sleeps, and the wakeups between tasks, re-simulated.",
+            args.file
+        ),
+        seed: args.seed.unwrap_or(1),
+        duration_ms: derived.span_ns.div_ceil(1_000_000).max(1),
+        topology,
+        kernel: None,
+        features: Default::default(),
+        workloads: vec![sched_core::workload::WorkloadSpec::Tasks(derived.tasks.clone())],
+        policy: Default::default(),
+        knobs: Default::default(),
+        costs: Default::default(),
+        background,
+        hotplug: Vec::new(),
+    };
+    let mut value = serde_json::to_value(&scenario).expect("a scenario serialises");
+    let schema = sched_scenario::schema_value();
+    for assignment in &args.set {
+        sched_scenario::apply_override(&mut value, &schema, assignment)
+            .map_err(|message| format!("error: --set {assignment}: {message}"))?;
+    }
+    let scenario = sched_scenario::scenario_from_value(&value).map_err(|errors| {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|error| format!("  {}: {}", error.path, error.message))
+            .collect();
+        format!(
+            "error: the re-simulation's scenario has problems:\n{}",
+            lines.join("\n")
+        )
+    })?;
+    if let Some(path) = &args.save_scenario {
+        let text = serde_json::to_string_pretty(&value).expect("a scenario serialises");
+        std::fs::write(path, text + "\n")
+            .map_err(|err| format!("error: cannot write {}: {err}", path.display()))?;
+    }
+    let mut sim = sched_core::Simulator::new(&scenario).map_err(|errors| {
+        let lines: Vec<String> = errors
+            .iter()
+            .map(|error| format!("  {}: {}", error.path, error.message))
+            .collect();
+        format!("error: cannot re-simulate:\n{}", lines.join("\n"))
+    })?;
+    sim.run_to_end();
+    Ok(WhatIf {
+        tasks: derived.tasks.tasks.len(),
+        task_wakeups: derived.task_wakeups,
+        timer_wakeups: derived.timer_wakeups,
+        set: args.set.clone(),
+        summary: sim.summary("what-if"),
+    })
+}
+
+impl WhatIf {
+    fn to_json(&self) -> Value {
+        json!({
+            "tasks": self.tasks,
+            "task_wakeups": self.task_wakeups,
+            "timer_wakeups": self.timer_wakeups,
+            "set": self.set,
+            "summary": serde_json::to_value(&self.summary).expect("a summary serialises"),
+        })
+    }
+
+    /// The log's figures and the simulation's, side by side.
+    fn to_text(&self, metrics: &ReplayMetrics) -> String {
+        use std::fmt::Write;
+        let summary = &self.summary;
+        let mut out = String::new();
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "What if: {} tasks ({} wakeups between tasks, {} from idle) re-simulated on {}, kernel {}{}",
+            self.tasks,
+            self.task_wakeups,
+            self.timer_wakeups,
+            metrics.topology_name,
+            summary.kernel,
+            if self.set.is_empty() {
+                String::new()
+            } else {
+                format!(", with {}", self.set.join(" "))
+            }
+        );
+        let log = &metrics.wakeup_latency_us;
+        let sim = &summary.wakeup_latency_us;
+        let _ = writeln!(out, "{:<24} {:>14} {:>14}", "", "log", "simulation");
+        for (name, left, right) in [
+            ("wakeup latency p50 (us)", log.p50, sim.p50),
+            ("wakeup latency p99 (us)", log.p99, sim.p99),
+            ("wakeup latency max (us)", log.max, sim.max),
+        ] {
+            let _ = writeln!(out, "{name:<24} {left:>14.1} {right:>14.1}");
+        }
+        let sim_migrations = summary.migrations.smt
+            + summary.migrations.llc
+            + summary.migrations.cross_llc
+            + summary.migrations.cross_numa;
+        let _ = writeln!(
+            out,
+            "{:<24} {:>14} {:>14}",
+            "migrations",
+            metrics.migrations.total(),
+            sim_migrations
+        );
+        let _ = writeln!(
+            out,
+            "{:<24} {:>13.1}% {:>13.1}%",
+            "utilisation",
+            metrics.utilization * 100.0,
+            summary.utilization * 100.0
+        );
+        out
+    }
 }
 
 fn seconds(value: Option<f64>) -> Value {

@@ -181,3 +181,72 @@ fn unreadable_files_are_a_clear_error() {
     assert!(!ok);
     assert!(stderr.contains("gzip"), "{stderr}");
 }
+
+#[test]
+fn resimulate_runs_the_log_as_a_workload_under_the_settings_asked() {
+    // A schedlab trace of teaching-small: 2 message threads, 10 workers, 8 kworkers.
+    let trace = temp_path("whatif.trace");
+    let (ok, _, stderr) = schedlab(
+        &[
+            "run",
+            "teaching-small",
+            "--trace-out",
+            trace.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(ok, "{stderr}");
+    let saved = temp_path("whatif.json");
+    let value = json(
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--json",
+            "--topology",
+            "teaching-small",
+            "--resimulate",
+            "--set",
+            "kernel=4.6",
+            "--save-scenario",
+            saved.to_str().unwrap(),
+        ],
+        None,
+    );
+    let what_if = &value["resimulation"];
+    assert_eq!(what_if["tasks"], 20, "{what_if}");
+    assert!(what_if["task_wakeups"].as_u64().unwrap() > 1000);
+    assert_eq!(what_if["summary"]["kernel"], "4.6");
+    // The same machine replays the same work: utilisation within a fifth of the log's.
+    let log = value["utilization"].as_f64().unwrap();
+    let simulated = what_if["summary"]["utilization"].as_f64().unwrap();
+    assert!(
+        (simulated - log).abs() < 0.2 * log,
+        "log {log}, simulation {simulated}"
+    );
+    // The saved scenario runs on its own, with the override in it.
+    let (ok, stdout, stderr) = schedlab(&["run", saved.to_str().unwrap(), "--json"], None);
+    assert!(ok, "{stderr}");
+    let rerun: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(rerun["kernel"], "4.6");
+    assert_eq!(rerun["trace_hash"], what_if["summary"]["trace_hash"]);
+    // A bad override names the field.
+    let (ok, _, stderr) = schedlab(
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--resimulate",
+            "--set",
+            "policy.shared_runq.mode=sometimes",
+        ],
+        None,
+    );
+    assert!(!ok);
+    assert!(stderr.contains("policy.shared_runq.mode"), "{stderr}");
+}
+
+#[test]
+fn resimulate_says_so_when_the_log_has_no_task() {
+    let (ok, _, stderr) = schedlab(&["replay", "-", "--resimulate"], Some(b"nothing here\n"));
+    assert!(!ok);
+    assert!(stderr.contains("nothing to re-simulate"), "{stderr}");
+}

@@ -7,6 +7,7 @@
 
 pub mod metrics;
 pub mod parse;
+pub mod workload;
 
 pub use metrics::{
     flat_topology, replay, CpuReplay, MigrationSource, ReplayMetrics, ReplayMigrations,
@@ -15,3 +16,4 @@ pub use parse::{
     parse, Event, EventData, EventKind, ParseReport, ParsedTrace, Parser, PrevState, SkipCount,
     SkipReason, Warning,
 };
+pub use workload::{derive_workload, DerivedWorkload};
