@@ -145,8 +145,10 @@ fn resimulate(
             }
         }
     };
-    let mut background = sched_core::background::BackgroundSpec::default();
-    background.enabled = false;
+    let background = sched_core::background::BackgroundSpec {
+        enabled: false,
+        ..Default::default()
+    };
     let scenario = sched_core::Scenario {
         schema: None,
         title: format!("what if: {}", args.file),
