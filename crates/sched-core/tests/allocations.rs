@@ -1,0 +1,62 @@
+//! A performance guard that a noisy machine cannot make flaky: heap allocations per
+//! handled event, counted by a global allocator, on hackbench at 32 and 512 CPUs.
+
+mod common;
+
+use common::{hackbench, preset, scenario};
+use sched_core::{Simulator, StepOutcome};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations per event over 200,000 events after a 50,000-event warm-up.
+fn allocations_per_event(preset_name: &str, groups: u32) -> f64 {
+    let mut scenario = scenario(
+        preset(preset_name),
+        vec![hackbench(groups, 1000, 20)],
+        10_000,
+        1,
+    );
+    scenario.kernel = Some("6.5".into());
+    let mut sim = Simulator::new(&scenario).unwrap();
+    for _ in 0..50_000 {
+        assert_eq!(sim.step(), StepOutcome::Handled);
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let events = 200_000;
+    for _ in 0..events {
+        assert_eq!(sim.step(), StepOutcome::Handled);
+    }
+    (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64 / events as f64
+}
+
+#[test]
+fn allocations_per_event_stay_low_and_do_not_grow_with_the_machine() {
+    let small = allocations_per_event("ryzen-7950x", 10);
+    let large = allocations_per_event("zen4-2s128c", 16);
+    eprintln!("allocations per event: 32 CPUs {small:.3}, 512 CPUs {large:.3}");
+    assert!(small < 1.0, "32 CPUs: {small} allocations per event");
+    assert!(large < 1.0, "512 CPUs: {large} allocations per event");
+}
