@@ -2,7 +2,13 @@ import { expect, type Page } from '@playwright/test';
 
 declare global {
   interface Window {
-    __schedlab?: { idle: boolean; events: number; status: string };
+    __schedlab?: {
+      idle: boolean;
+      events: number;
+      status: string;
+      /** Switches the timeline holds, lanes and spans its last draw painted, the middle of its widest run (canvas pixels). */
+      timeline: { switches: number; lanes: number; spans: number; sample: { x: number; y: number; cpu: number } | undefined };
+    };
   }
 }
 

@@ -11,9 +11,22 @@ import { Inspector } from './Inspector';
 import { ScenarioEditor } from './ScenarioEditor';
 import { PolicyPanel } from './PolicyPanel';
 import { LockStat } from './LockStat';
+import { Timeline } from './Timeline';
+import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 
-export function App({ store, controller, actions }: { store: AppStore; controller: Controller; actions: readonly Action[] }) {
+export function App({
+  store,
+  controller,
+  actions,
+  onTimelineDrawn,
+}: {
+  store: AppStore;
+  controller: Controller;
+  actions: readonly Action[];
+  /** Told what each timeline draw painted (the end-to-end tests' hook). */
+  onTimelineDrawn?: (stats: DrawStats) => void;
+}) {
   const status = useAppState(store, (s) => s.status);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -40,6 +53,7 @@ export function App({ store, controller, actions }: { store: AppStore; controlle
       <main>
         <div className="left">
           <TopologyView store={store} />
+          <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} />
           <LockStat store={store} />
           <EventLog store={store} controller={controller} />
         </div>

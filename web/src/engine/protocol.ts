@@ -1,6 +1,9 @@
 /** Messages between the UI and the engine worker. Bulk state is typed arrays. */
 import type { CpuId, LlcId, SimTimeNs } from '../base/types';
 
+/** Records the core's trace keeps (`sched_core::engine::DEFAULT_TRACE_KEEP`); `trace_len()` stops growing there. */
+export const TRACE_KEEP_LIMIT = 2_000_000;
+
 export interface ScenarioProblem {
   readonly path: string;
   readonly message: string;
@@ -141,6 +144,17 @@ export interface Frame {
   /** Trace records added since the previous frame (the newest ones, capped). */
   readonly newTrace: readonly TraceLine[];
   readonly traceTotal: number;
+  /**
+   * The `sched_switch` records added since the previous frame, all of them (not
+   * capped like `newTrace`): flat `[time_ns, cpu, next_pid, ...]` triples (the
+   * bridge's `switches`), for the timeline's run slices.
+   */
+  readonly switches: Float64Array;
+  /**
+   * Set once the core's trace store is full (it keeps the first 2,000,000
+   * records): the time of the last record kept. No switch after it arrives.
+   */
+  readonly traceKeptUntilNs: SimTimeNs | undefined;
 }
 
 export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {

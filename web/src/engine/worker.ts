@@ -17,10 +17,11 @@ import type {
   ScenarioProblem,
   ShardInfo,
   TaskInfo,
+  TraceLine,
   WorkloadInfo,
   WorkloadThroughput,
 } from './protocol';
-import { parseTraceLines } from './protocol';
+import { parseTraceLines, TRACE_KEEP_LIMIT } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 
@@ -29,6 +30,10 @@ const MAX_TRACE_PER_FRAME = 200;
 let ready: Promise<unknown> | undefined;
 let handle: SimHandle | undefined;
 let traceCursor = 0;
+/** The trace record from which the next frame reads context switches (all of them, uncapped). */
+let switchCursor = 0;
+/** When the trace store is full: the time of its last record. */
+let keptUntilNs: SimTimeNs | undefined;
 
 function ensureWasm(): Promise<unknown> {
   ready ??= init({ module_or_path: wasmUrl });
@@ -41,6 +46,11 @@ function frameOf(sim: SimHandle): Frame {
   const from = Math.max(traceCursor, traceTotal - MAX_TRACE_PER_FRAME);
   const newTrace = parseTraceLines(sim.trace_lines(from, traceTotal - from), from);
   traceCursor = traceTotal;
+  const switches = sim.switches(switchCursor, traceTotal);
+  switchCursor = traceTotal;
+  if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
+    keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
+  }
   return {
     nowNs: sim.now_ns() as SimTimeNs,
     events: sim.events(),
@@ -55,6 +65,8 @@ function frameOf(sim: SimHandle): Frame {
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
+    switches,
+    traceKeptUntilNs: keptUntilNs,
   };
 }
 
@@ -66,6 +78,7 @@ function transferFrame(frame: Frame): Frame {
     frame.latency.buffer,
     frame.counters.buffer,
     frame.shards.buffer,
+    frame.switches.buffer,
   ] as Transferable[]);
 }
 
@@ -97,6 +110,8 @@ const engine = {
     handle?.free();
     handle = next;
     traceCursor = 0;
+    switchCursor = 0;
+    keptUntilNs = undefined;
     const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
     const loaded: LoadedScenario = {
       machine: JSON.parse(next.topology_json()) as Machine,
@@ -120,6 +135,36 @@ const engine = {
     const sim = current();
     sim.step();
     return transferFrame(frameOf(sim));
+  },
+
+  /**
+   * The `sched_switch` record with which `cpu` switched at `timeNs` (a timeline
+   * slice's start), found by binary search on the trace's time column; undefined
+   * when it is not in the kept trace.
+   */
+  switchRecord(cpu: number, timeNs: number): TraceLine | undefined {
+    const sim = current();
+    const total = sim.trace_len();
+    const timeAt = (index: number) => parseTraceLines(sim.trace_lines(index, 1), index)[0]?.timeNs ?? Infinity;
+    let lo = 0;
+    let hi = total;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (timeAt(mid) < timeNs) lo = mid + 1;
+      else hi = mid;
+    }
+    // Records at the same instant, a few at a time until the time moves on; the
+    // last switch there is the one the slice starts with (earlier ones lasted no time).
+    let found: TraceLine | undefined;
+    for (let from = lo; from < total; from += 64) {
+      const lines = parseTraceLines(sim.trace_lines(from, 64), from);
+      for (const line of lines) {
+        if (line.timeNs > timeNs) return found;
+        if (line.event === 'sched_switch' && line.cpu === cpu) found = line;
+      }
+      if (lines.length === 0) break;
+    }
+    return found;
   },
 
   summaryJson(): string {

@@ -3,6 +3,7 @@ import type { Frame, LoadedScenario, ScenarioProblem, TraceLine } from '../engin
 import { createStore } from './store';
 import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 import { NO_OVERRIDES, type PolicyOverrides } from './policy';
+import type { SliceStore } from './timeline';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -51,6 +52,13 @@ export interface AppState {
   readonly policyProblems: readonly ScenarioProblem[];
   /** Moving share of `&shard->lock` acquisitions that waited (0 when SHARED_RUNQ is off). */
   readonly shardLockContention: number;
+  /**
+   * The timeline's run slices for the current run. A mutable columnar store (it
+   * may hold millions of switches, so it is appended to, never copied): a new
+   * object per run, appended to before each `frame` is set, so a change of
+   * `frame` is the signal that it grew.
+   */
+  readonly slices: SliceStore | undefined;
 }
 
 export const initialState: AppState = {
@@ -70,6 +78,7 @@ export const initialState: AppState = {
   policyOverrides: NO_OVERRIDES,
   policyProblems: [],
   shardLockContention: 0,
+  slices: undefined,
 };
 
 export function createAppStore() {

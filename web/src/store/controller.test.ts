@@ -3,7 +3,7 @@ import { appendTrace, createAppStore, isIdle, TRACE_KEEP } from './app';
 import { createController } from './controller';
 import type { EngineClient } from '../engine/client';
 import type { Decision, ExplainResult, Frame, TraceLine } from '../engine/protocol';
-import type { SimTimeNs } from '../base/types';
+import { cpuId, type SimTimeNs } from '../base/types';
 
 function frame(events: number, finished = false, newTrace: TraceLine[] = []): Frame {
   return {
@@ -20,6 +20,8 @@ function frame(events: number, finished = false, newTrace: TraceLine[] = []): Fr
     locks: [],
     newTrace,
     traceTotal: newTrace.length,
+    switches: new Float64Array(0),
+    traceKeptUntilNs: undefined,
   };
 }
 
@@ -50,7 +52,7 @@ function wakeupLine(index: number): TraceLine {
   return { index, timeNs: index as SimTimeNs, cpu: 3, event: 'sched_wakeup', payload: 'comm=w pid=1011 prio=120 target_cpu=001', reason: '' };
 }
 
-function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'explain', unknown>> = {}): EngineClient {
+function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'explain' | 'switchRecord', unknown>> = {}): EngineClient {
   let events = 0;
   return {
     load: vi.fn(async () => ({
@@ -271,5 +273,66 @@ describe('changing the policy', () => {
     await controller.load('teaching-small', '{"title": "other"}');
     expect(store.get().policyOverrides).toEqual({});
     expect(store.get().fileText).toBe('{"title": "other"}');
+  });
+});
+
+describe('the timeline', () => {
+  const cpu = { core: 0, llc: 0, node: 0, socket: 0, thread: 0 };
+  const loadTwoCpus = vi.fn(async () => ({
+    ok: true,
+    loaded: {
+      machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [cpu, { ...cpu, thread: 1 }] },
+      tasks: [],
+      workloads: [],
+      endNs: 1e9,
+      shards: [],
+    },
+    frame: frame(0),
+  }));
+
+  it('builds slices from each frame\'s switches, and a new run starts empty', async () => {
+    const store = createAppStore();
+    const step = vi.fn(async () => ({ ...frame(4), switches: new Float64Array([100, 0, 1001, 200, 1, 1002, 300, 0, 0]) }));
+    const controller = createController(store, fakeEngine({ load: loadTwoCpus, step }));
+    await controller.load('two', '{}');
+    await controller.step();
+    const slices = store.get().slices;
+    expect(slices?.switches).toBe(3);
+    expect(slices?.sliceAt(cpuId(0), 150)).toEqual({ start: 100, end: 300, pid: 1001 });
+    // The running slice ends at the frame's clock (4 events = 4000 ns here).
+    expect(slices?.sliceAt(cpuId(1), 3999)).toEqual({ start: 200, end: 4000, pid: 1002 });
+    await controller.load('two', '{}');
+    expect(store.get().slices).not.toBe(slices);
+    expect(store.get().slices?.switches).toBe(0);
+  });
+
+  it('records where the kept trace ends once the trace store is full', async () => {
+    const store = createAppStore();
+    const step = vi.fn(async () => ({ ...frame(9), switches: new Float64Array([100, 0, 7]), traceKeptUntilNs: 5000 as SimTimeNs }));
+    const controller = createController(store, fakeEngine({ load: loadTwoCpus, step }));
+    await controller.load('two', '{}');
+    await controller.step();
+    expect(store.get().slices?.truncatedAtNs).toBe(5000);
+    expect(store.get().slices?.sliceAt(cpuId(0), 4999)).toEqual({ start: 100, end: 5000, pid: 7 });
+  });
+
+  it('selects a clicked run\'s switch record and its task, as the event log does', async () => {
+    const store = createAppStore();
+    const switchLine: TraceLine = {
+      index: 17,
+      timeNs: 100 as SimTimeNs,
+      cpu: 1,
+      event: 'sched_switch',
+      payload: 'prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=schbench next_pid=1002 next_prio=120',
+      reason: '',
+    };
+    const switchRecord = vi.fn(async () => switchLine);
+    const controller = createController(store, fakeEngine({ load: loadTwoCpus, switchRecord }));
+    await controller.load('two', '{}');
+    await controller.inspectSwitch(1, 100);
+    expect(switchRecord).toHaveBeenCalledWith(1, 100);
+    expect(store.get().selection).toEqual({ index: 17, event: 'sched_switch', timeNs: 100, pid: 1002 });
+    expect(store.get().inspection.status).toBe('message');
+    expect(isIdle(store.get())).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import { appendTrace, SPEEDS, type AppStore } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { shardLockContention } from './shards';
+import { SliceStore } from './timeline';
 
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
@@ -29,6 +30,11 @@ export interface Controller {
    * asks the engine to explain it (a re-run of the scenario, so it may take a while).
    */
   inspect(line: TraceLine): Promise<void>;
+  /**
+   * Selects the run that started on `cpu` at `startNs` (a timeline slice): its
+   * `sched_switch` record and task, as clicking that line in the event log does.
+   */
+  inspectSwitch(cpu: number, startNs: number): Promise<void>;
   clearSelection(): void;
   /**
    * Re-runs the loaded scenario file from time 0 (same seed) with the policy
@@ -71,8 +77,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
     }
   }
 
+  /** Adds a frame's switches to the run's slices (before the frame is set: see `AppState.slices`). */
+  function addSlices(slices: SliceStore, frame: Frame) {
+    slices.append(frame.switches);
+    if (frame.traceKeptUntilNs !== undefined) slices.markTruncated(frame.traceKeptUntilNs);
+    slices.setNow(frame.nowNs);
+  }
+
   function applyFrame(frame: Frame) {
     const state = store.get();
+    if (state.slices) addSlices(state.slices, frame);
     store.set({
       frame,
       trace: appendTrace(state.trace, frame.newTrace),
@@ -84,7 +98,10 @@ export function createController(store: AppStore, engine: EngineClient): Control
   /** What a run that loaded replaces: the machine, the frame, the trace, the selection. */
   function startRun(result: Extract<LoadResult, { ok: true }>) {
     inspectGeneration += 1;
+    const slices = new SliceStore(result.loaded.machine.cpus.length);
+    addSlices(slices, result.frame);
     store.set({
+      slices,
       status: 'ready',
       problems: [] as readonly ScenarioProblem[],
       loaded: result.loaded,
@@ -211,6 +228,12 @@ export function createController(store: AppStore, engine: EngineClient): Control
         inspection = { status: 'message', message: `The engine could not explain this event: ${String(error)}` };
       }
       if (generation === inspectGeneration) store.set({ inspection });
+    },
+    async inspectSwitch(cpu, startNs) {
+      controller.pause();
+      const generation = ++inspectGeneration;
+      const line = await engineCall(() => engine.switchRecord(cpu, startNs));
+      if (line && generation === inspectGeneration) await controller.inspect(line);
     },
     clearSelection() {
       inspectGeneration += 1;

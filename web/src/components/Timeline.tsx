@@ -1,0 +1,250 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import type { AppStore } from '../store/app';
+import { SPEEDS } from '../store/app';
+import type { Controller } from '../store/controller';
+import { FOLLOW_VIEW, followView, panView, visibleRange, zoomView, type SliceStore, type TimelineView } from '../store/timeline';
+import { TRACE_KEEP_LIMIT } from '../engine/protocol';
+import { BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
+import { taskColors } from '../render/colors';
+import { formatCount, formatDuration, formatTraceTime } from '../base/format';
+import { simTimeNs } from '../base/types';
+import { useAppState } from './useStore';
+
+/** Wheel and keyboard zoom step. */
+const ZOOM_STEP = 1.25;
+/** Arrow keys pan by this share of the window. */
+const PAN_SHARE = 0.2;
+/** A press that moves less than this is a click, not a drag. */
+const DRAG_PX = 4;
+
+/**
+ * The per-CPU timeline (region "Timeline"): each CPU's task runs over time on a
+ * canvas, following the playhead unless the user zooms or pans. Clicking a run
+ * selects its `sched_switch` record and task, as the event log does. Drawing
+ * happens at most once per animation frame, whatever changed meanwhile.
+ */
+export function Timeline({ store, controller, onDrawn }: { store: AppStore; controller: Controller; onDrawn?: (stats: DrawStats) => void }) {
+  const loaded = useAppState(store, (s) => s.loaded);
+  const frame = useAppState(store, (s) => s.frame);
+  const slices = useAppState(store, (s) => s.slices);
+  const speedIndex = useAppState(store, (s) => s.speedIndex);
+  const selectedPid = useAppState(store, (s) => s.selection?.pid);
+  // The view belongs to one run: a new run starts followed.
+  const [viewOf, setViewOf] = useState<{ readonly run: SliceStore | undefined; readonly view: TimelineView }>({ run: undefined, view: FOLLOW_VIEW });
+  const view = viewOf.run === slices ? viewOf.view : FOLLOW_VIEW;
+  const setView = useCallback((next: TimelineView) => setViewOf({ run: slices, view: next }), [slices]);
+  const [width, setWidth] = useState(800);
+  const [scrollTop, setScrollTop] = useState(0);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const drag = useRef<{ x: number; view: TimelineView; moved: boolean } | undefined>(undefined);
+
+  const nCpus = loaded?.machine.cpus.length ?? 0;
+  const geometry = useMemo(() => timelineGeometry(width, nCpus), [width, nCpus]);
+  const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
+  const comms = useMemo(() => new Map((loaded?.tasks ?? []).map((task) => [task.pid, task.comm])), [loaded]);
+  const speedFactor = SPEEDS[speedIndex]?.factor ?? 0.01;
+  const nowNs = frame?.nowNs ?? 0;
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+
+  useEffect(() => {
+    const host = scrollRef.current;
+    if (!host) return;
+    const observer = new ResizeObserver((entries) => {
+      const entry = entries[0];
+      if (entry) setWidth(Math.max(320, Math.floor(entry.contentRect.width)));
+    });
+    observer.observe(host);
+    return () => observer.disconnect();
+  }, []);
+
+  // A new run starts from the top lane (the scroll event updates `scrollTop`).
+  useEffect(() => {
+    if (scrollRef.current) scrollRef.current.scrollTop = 0;
+  }, [slices]);
+
+  // One draw per animation frame: the latest inputs are kept, a frame is asked for once.
+  const latest = useRef<(() => void) | undefined>(undefined);
+  const pending = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas || !slices || !frame) return;
+    latest.current = () => {
+      const ratio = window.devicePixelRatio || 1;
+      const pixelWidth = Math.round(geometry.width * ratio);
+      const pixelHeight = Math.round(geometry.viewHeight * ratio);
+      if (canvas.width !== pixelWidth || canvas.height !== pixelHeight) {
+        canvas.width = pixelWidth;
+        canvas.height = pixelHeight;
+      }
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return;
+      ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+      const stats = drawTimeline(ctx, {
+        geometry,
+        scrollTop,
+        t0,
+        t1,
+        nowNs: frame.nowNs,
+        slices,
+        colors,
+        comm: (pid) => comms.get(pid),
+        selectedPid,
+      });
+      onDrawn?.(stats);
+    };
+    pending.current ??= requestAnimationFrame(() => {
+      pending.current = undefined;
+      latest.current?.();
+    });
+  }, [geometry, scrollTop, t0, t1, frame, slices, colors, comms, selectedPid, onDrawn]);
+  useEffect(
+    () => () => {
+      if (pending.current !== undefined) cancelAnimationFrame(pending.current);
+    },
+    [],
+  );
+
+  // The wheel zooms around the pointer (a non-passive listener, so the page does not scroll).
+  const wheelState = useRef({ view, nowNs, speedFactor, geometry });
+  useEffect(() => {
+    wheelState.current = { view, nowNs, speedFactor, geometry };
+  });
+  useEffect(() => {
+    const host = scrollRef.current;
+    if (!host) return;
+    const onWheel = (event: WheelEvent) => {
+      if (event.shiftKey || event.ctrlKey) {
+        // Shift+wheel scrolls the lanes instead.
+        if (event.shiftKey) {
+          event.preventDefault();
+          host.scrollTop += event.deltaY || event.deltaX;
+        }
+        return;
+      }
+      event.preventDefault();
+      const { view: current, nowNs: now, speedFactor: factor, geometry: shape } = wheelState.current;
+      const x = event.clientX - host.getBoundingClientRect().left;
+      const anchor = Math.min(1, Math.max(0, (x - shape.plotLeft) / shape.plotWidth));
+      setView(zoomView(current, now, factor, event.deltaY < 0 ? 1 / ZOOM_STEP : ZOOM_STEP, anchor));
+    };
+    host.addEventListener('wheel', onWheel, { passive: false });
+    return () => host.removeEventListener('wheel', onWheel);
+  }, [setView]);
+
+  const pointInCanvas = (event: PointerEvent<HTMLElement>) => {
+    const rect = canvasRef.current?.getBoundingClientRect();
+    return rect ? { x: event.clientX - rect.left, y: event.clientY - rect.top } : undefined;
+  };
+
+  const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {
+    if (event.button !== 0) return;
+    const point = pointInCanvas(event);
+    if (!point || point.x < geometry.plotLeft) return;
+    drag.current = { x: event.clientX, view, moved: false };
+    event.currentTarget.setPointerCapture(event.pointerId);
+  };
+  const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
+    const start = drag.current;
+    if (!start) return;
+    const dx = event.clientX - start.x;
+    if (!start.moved && Math.abs(dx) < DRAG_PX) return;
+    start.moved = true;
+    const { t0: from, t1: to } = visibleRange(start.view, nowNs, speedFactor);
+    setView(panView(start.view, nowNs, speedFactor, (-dx * (to - from)) / geometry.plotWidth));
+  };
+  const onPointerUp = (event: PointerEvent<HTMLDivElement>) => {
+    const start = drag.current;
+    drag.current = undefined;
+    if (!start || start.moved || !slices) return;
+    const point = pointInCanvas(event);
+    if (!point) return;
+    const hit = hitTest(geometry, scrollTop, t0, t1, point.x, point.y);
+    const slice = hit ? slices.sliceAt(hit.cpu, hit.timeNs) : undefined;
+    if (hit && slice) void controller.inspectSwitch(hit.cpu, slice.start);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    let next: TimelineView | undefined;
+    const span = t1 - t0;
+    switch (event.key) {
+      case '+':
+      case '=':
+        next = zoomView(view, nowNs, speedFactor, 1 / ZOOM_STEP, view.follow ? 1 : 0.5);
+        break;
+      case '-':
+      case '_':
+        next = zoomView(view, nowNs, speedFactor, ZOOM_STEP, view.follow ? 1 : 0.5);
+        break;
+      case 'ArrowLeft':
+        next = panView(view, nowNs, speedFactor, -span * PAN_SHARE);
+        break;
+      case 'ArrowRight':
+        next = panView(view, nowNs, speedFactor, span * PAN_SHARE);
+        break;
+      default:
+        return;
+    }
+    // The timeline's keys, not the app's (speed, step).
+    event.preventDefault();
+    event.stopPropagation();
+    setView(next);
+  };
+
+  const onScroll = useCallback(() => setScrollTop(scrollRef.current?.scrollTop ?? 0), []);
+  const truncated = frame?.traceKeptUntilNs;
+
+  return (
+    <section className="panel timeline" aria-label="Timeline">
+      <div className="timeline-head">
+        <h2>Timeline</h2>
+        <span className="timeline-window" data-testid="timeline-window">
+          {formatTraceTime(simTimeNs(t0))} s to {formatTraceTime(simTimeNs(t1))} s ({formatDuration(t1 - t0)} shown)
+        </span>
+        <button type="button" aria-pressed={view.follow} onClick={() => setView(followView())} title="Follow the playhead">
+          Follow
+        </button>
+      </div>
+      <ul className="legend timeline-legend">
+        <li>
+          <span className="swatch" style={{ background: BUSY_FILL }} /> several runs shorter than a pixel (zoom in)
+        </li>
+        <li>
+          <span className="swatch playhead" /> now
+        </li>
+        <li className="timeline-keys">Wheel or +/− zoom, drag or ←/→ pan, click a run to select its task</li>
+      </ul>
+      {truncated !== undefined && (
+        <p className="timeline-truncated" role="status">
+          The trace keeps its first {formatCount(TRACE_KEEP_LIMIT)} records: the timeline covers 0.000000 s to {formatTraceTime(truncated)} s only;
+          later switches are not stored (shaded).
+        </p>
+      )}
+      <div
+        ref={scrollRef}
+        className="timeline-scroll"
+        style={{ height: geometry.viewHeight }}
+        tabIndex={0}
+        role="group"
+        aria-label={`CPU lanes: ${nCpus} CPUs; +/- zoom, arrows pan`}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={onPointerUp}
+        onPointerCancel={() => (drag.current = undefined)}
+      >
+        <canvas
+          ref={canvasRef}
+          className="timeline-canvas"
+          style={{ width: geometry.width, height: geometry.viewHeight }}
+          role="img"
+          aria-label={`Task runs on ${nCpus} CPUs from ${formatTraceTime(simTimeNs(t0))} s to ${formatTraceTime(simTimeNs(t1))} s`}
+          data-testid="timeline-canvas"
+        />
+        <div style={{ height: geometry.contentHeight - geometry.viewHeight }} aria-hidden="true" />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,288 @@
+/**
+ * The per-CPU timeline's data: run slices built from the trace's `sched_switch`
+ * records, and the view (which time range is shown, following the playhead or not).
+ * Pure: no React, no engine, no drawing.
+ *
+ * Storage is columnar, one pair of typed arrays per CPU that grow by doubling: the
+ * times at which the CPU switched and the pid it switched to (0: idle). Slice `i`
+ * runs from `times[i]` to `times[i + 1]`; the last one is open and runs to "now".
+ * Invariant: on each CPU times never decrease and two neighbouring slices never
+ * have the same pid (a switch to the task already running is not a new slice).
+ * A run with millions of switches costs 12 bytes per switch and no objects.
+ */
+import type { CpuId, Pid, SimTimeNs } from '../base/types';
+import { pid as toPid, simTimeNs } from '../base/types';
+
+const INITIAL_CAPACITY = 64;
+
+/** What `slicesIn` returns for one drawn span. */
+export type SpanKind = 'run' | 'busy';
+
+/**
+ * One span to draw: a task's run (`pid`) or, where runs are shorter than a pixel,
+ * a `busy` span merging them (`pid` is undefined: several tasks ran there).
+ */
+export interface Span {
+  readonly kind: SpanKind;
+  readonly start: SimTimeNs;
+  readonly end: SimTimeNs;
+  readonly pid: Pid | undefined;
+}
+
+/** One task run on a CPU (`end` is "now" for the running one). */
+export interface Slice {
+  readonly start: SimTimeNs;
+  readonly end: SimTimeNs;
+  readonly pid: Pid;
+}
+
+class Lane {
+  times = new Float64Array(INITIAL_CAPACITY);
+  pids = new Uint32Array(INITIAL_CAPACITY);
+  length = 0;
+
+  push(timeNs: number, nextPid: number) {
+    const last = this.length - 1;
+    if (last >= 0 && this.pids[last] === nextPid) return;
+    if (last >= 0 && this.times[last] === timeNs) {
+      // Two switches at the same instant: the earlier one lasted no time at all.
+      this.length -= 1;
+      if (last - 1 >= 0 && this.pids[last - 1] === nextPid) return;
+    }
+    if (this.length === this.times.length) {
+      const times = new Float64Array(this.times.length * 2);
+      times.set(this.times);
+      this.times = times;
+      const pids = new Uint32Array(this.pids.length * 2);
+      pids.set(this.pids);
+      this.pids = pids;
+    }
+    this.times[this.length] = timeNs;
+    this.pids[this.length] = nextPid;
+    this.length += 1;
+  }
+
+  /** The index of the last slice starting at or before `timeNs`, or -1. */
+  indexAt(timeNs: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.times[mid] ?? 0) <= timeNs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  /** The index of the last slice starting strictly before `timeNs`, or -1. */
+  indexBefore(timeNs: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.times[mid] ?? 0) < timeNs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+}
+
+export class SliceStore {
+  private readonly lanes: Lane[];
+  /** The latest time the slices are known to: the clock, or where the kept trace ends. */
+  private nowNs = 0;
+  private switchCount = 0;
+  /** Set once the core's trace stopped growing: slices after this time are unknown. */
+  private keptUntil: number | undefined;
+
+  constructor(readonly nCpus: number) {
+    this.lanes = Array.from({ length: nCpus }, () => new Lane());
+  }
+
+  /** Appends flat `[time_ns, cpu, next_pid, ...]` triples (the bridge's `switches`), in time order. */
+  append(switches: Float64Array | readonly number[]) {
+    for (let index = 0; index + 2 < switches.length; index += 3) {
+      const lane = this.lanes[switches[index + 1] ?? -1];
+      if (!lane) continue;
+      lane.push(switches[index] ?? 0, switches[index + 2] ?? 0);
+      this.switchCount += 1;
+    }
+  }
+
+  /** Moves "now", where the running slices end (never past the end of the kept trace). */
+  setNow(nowNs: number) {
+    this.nowNs = Math.max(this.nowNs, nowNs);
+  }
+
+  /** The trace is full: nothing after `timeNs` is known. */
+  markTruncated(timeNs: number) {
+    this.keptUntil ??= timeNs;
+  }
+
+  /** Where the kept trace ends, when the core's trace store is full. */
+  get truncatedAtNs(): SimTimeNs | undefined {
+    return this.keptUntil === undefined ? undefined : simTimeNs(this.keptUntil);
+  }
+
+  /** Where open slices end. */
+  get endNs(): SimTimeNs {
+    return simTimeNs(this.keptUntil === undefined ? this.nowNs : Math.min(this.nowNs, this.keptUntil));
+  }
+
+  /** Switches read so far (the end-to-end test hook). */
+  get switches(): number {
+    return this.switchCount;
+  }
+
+  /** Stored slices, idle ones included. */
+  get sliceCount(): number {
+    let total = 0;
+    for (const lane of this.lanes) total += lane.length;
+    return total;
+  }
+
+  /** Bytes the columns hold (capacity, not just length). */
+  get bytes(): number {
+    let total = 0;
+    for (const lane of this.lanes) total += lane.times.byteLength + lane.pids.byteLength;
+    return total;
+  }
+
+  private sliceEnd(lane: Lane, index: number): number {
+    return index + 1 < lane.length ? (lane.times[index + 1] ?? 0) : Math.max(lane.times[index] ?? 0, this.endNs);
+  }
+
+  /** The task running on `cpu` at `timeNs` (its whole slice), or undefined when idle or unknown. */
+  sliceAt(cpu: CpuId, timeNs: number): Slice | undefined {
+    const lane = this.lanes[cpu];
+    if (!lane || timeNs > this.endNs) return undefined;
+    const index = lane.indexAt(timeNs);
+    if (index < 0) return undefined;
+    const runPid = lane.pids[index] ?? 0;
+    const end = this.sliceEnd(lane, index);
+    if (runPid === 0 || timeNs >= end) return undefined;
+    return { start: simTimeNs(lane.times[index] ?? 0), end: simTimeNs(end), pid: toPid(runPid) };
+  }
+
+  /**
+   * The spans to draw for `cpu` between `t0` and `t1` at `pixelNs` per pixel, as
+   * Perfetto does: a run at least a pixel long is its own span; a maximal series
+   * of neighbouring slices each shorter than a pixel (short idle gaps included)
+   * becomes one `busy` span from its first to its last task run. Idle is not drawn.
+   * Spans are clipped to `[t0, t1]`. Cost grows with pixels, not slices: inside a
+   * series it jumps a pixel at a time (every slice between two points a pixel apart
+   * is shorter than a pixel), so each pixel costs one binary search.
+   */
+  slicesIn(cpu: CpuId, t0: number, t1: number, pixelNs: number): Span[] {
+    const lane = this.lanes[cpu];
+    const spans: Span[] = [];
+    if (!lane || lane.length === 0 || t1 <= t0) return spans;
+    const limit = Math.min(t1, this.endNs);
+    const clip = (kind: SpanKind, start: number, end: number, runPid: number | undefined) => {
+      const from = Math.max(start, t0);
+      const to = Math.min(end, limit);
+      if (to > from) spans.push({ kind, start: simTimeNs(from), end: simTimeNs(to), pid: runPid === undefined ? undefined : toPid(runPid) });
+    };
+    const startOf = (index: number) => lane.times[index] ?? 0;
+    const pidOf = (index: number) => lane.pids[index] ?? 0;
+    const isShort = (index: number) => this.sliceEnd(lane, index) - startOf(index) < pixelNs;
+
+    let index = Math.max(0, lane.indexAt(t0));
+    while (index < lane.length && startOf(index) < limit) {
+      if (!isShort(index)) {
+        if (pidOf(index) !== 0) clip('run', startOf(index), this.sliceEnd(lane, index), pidOf(index));
+        index += 1;
+        continue;
+      }
+      // A series of short slices: find where it ends, a pixel at a time.
+      const first = index;
+      let last = index;
+      for (;;) {
+        const reach = Math.min(this.sliceEnd(lane, last) + pixelNs, limit);
+        const next = lane.indexBefore(reach);
+        // Every slice strictly between `last` and `next` lies inside one pixel: short.
+        if (next <= last) break;
+        if (isShort(next)) {
+          last = next;
+          continue;
+        }
+        last = next - 1;
+        break;
+      }
+      // Trim idle ends: the span runs from the first to the last task run.
+      let from = first;
+      let to = last;
+      if (pidOf(from) === 0) from += 1;
+      if (pidOf(to) === 0) to -= 1;
+      if (from <= to) {
+        if (from === to) clip('run', startOf(from), this.sliceEnd(lane, from), pidOf(from));
+        else clip('busy', startOf(from), this.sliceEnd(lane, to), undefined);
+      }
+      index = last + 1;
+    }
+    return spans;
+  }
+}
+
+/** The timeline's view: what range it shows and whether it follows the playhead. */
+export interface TimelineView {
+  /** Follow the playhead: the window ends at "now". */
+  readonly follow: boolean;
+  /** Left edge when not following. */
+  readonly startNs: number;
+  /** Width of the window; undefined: chosen from the playback speed. */
+  readonly spanNs: number | undefined;
+}
+
+export const FOLLOW_VIEW: TimelineView = { follow: true, startNs: 0, spanNs: undefined };
+
+/** Narrowest and widest windows: 2 us (a few context switches) to 100 s. */
+export const MIN_SPAN_NS = 2_000;
+export const MAX_SPAN_NS = 100e9;
+
+/**
+ * The window followed by default: the simulated time that passes in 4 s of real
+ * time at this speed, so a slice crosses the screen in about 4 s (40 ms at 1/100×).
+ */
+export function followSpanNs(speedFactor: number): number {
+  return clampSpan(speedFactor * 4e9);
+}
+
+function clampSpan(spanNs: number): number {
+  return Math.min(MAX_SPAN_NS, Math.max(MIN_SPAN_NS, spanNs));
+}
+
+/** The range `[t0, t1]` a view shows at `nowNs`. */
+export function visibleRange(view: TimelineView, nowNs: number, speedFactor: number): { t0: number; t1: number } {
+  const span = view.spanNs ?? followSpanNs(speedFactor);
+  if (view.follow) {
+    // Until a whole window has passed, time 0 stays at the left edge.
+    const t1 = Math.max(span, nowNs);
+    return { t0: t1 - span, t1 };
+  }
+  return { t0: view.startNs, t1: view.startNs + span };
+}
+
+/**
+ * Zooms by `factor` (< 1 zooms in) keeping the time at `anchor` (0 left edge, 1
+ * right edge) where it is. Following keeps following when the anchor is the
+ * right edge (the playhead); otherwise the view stops following.
+ */
+export function zoomView(view: TimelineView, nowNs: number, speedFactor: number, factor: number, anchor: number): TimelineView {
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+  const span = clampSpan((t1 - t0) * factor);
+  if (view.follow && anchor >= 1) return { follow: true, startNs: t0, spanNs: span };
+  const at = t0 + (t1 - t0) * anchor;
+  return { follow: false, startNs: Math.max(0, at - span * anchor), spanNs: span };
+}
+
+/** Pans by `deltaNs` (positive: later); the view stops following. */
+export function panView(view: TimelineView, nowNs: number, speedFactor: number, deltaNs: number): TimelineView {
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+  return { follow: false, startNs: Math.max(0, t0 + deltaNs), spanNs: t1 - t0 };
+}
+
+/** Resumes following the playhead with the window the speed chooses. */
+export function followView(): TimelineView {
+  return FOLLOW_VIEW;
+}
