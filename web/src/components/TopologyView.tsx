@@ -13,6 +13,7 @@ export function TopologyView({ store }: { store: AppStore }) {
   const selection = useAppState(store, (s) => s.selection);
   const inspection = useAppState(store, (s) => s.inspection);
   const contention = useAppState(store, (s) => s.shardLockContention);
+  const shardContentions = useAppState(store, (s) => s.shardContentions);
   const svgRef = useRef<SVGSVGElement>(null);
   const hostRef = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(800);
@@ -34,12 +35,12 @@ export function TopologyView({ store }: { store: AppStore }) {
   const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);
 
   const hasShards = (loaded?.shards.length ?? 0) > 0;
-  const lockNote = `${SHARD_LOCK_CLASS}: ${(100 * contention).toFixed(1)} % of acquisitions waited lately (lock_stat counts every shard's lock as one class).`;
+  const lockNote = `${SHARD_LOCK_CLASS}: ${(100 * contention).toFixed(1)} % of acquisitions waited lately, all shards together; each lane glows by its own shard's lock.`;
   const shards = useMemo<ShardView | undefined>(() => {
     if (!loaded || !frame || loaded.shards.length === 0) return undefined;
     const lanes = parseFrameShards(frame.shards, loaded.shards).map((queue) => ({ cpus: cpuList(queue.shard.cpus), pids: queue.pids }));
-    return { lanes, glow: glowOf(contention), lockNote };
-  }, [loaded, frame, contention, lockNote]);
+    return { lanes, contentions: shardContentions, lockNote };
+  }, [loaded, frame, shardContentions, lockNote]);
 
   useEffect(() => {
     if (svgRef.current && layout && frame) {
@@ -69,7 +70,7 @@ export function TopologyView({ store }: { store: AppStore }) {
           {hasShards && (
             <li data-testid="shard-legend" title={lockNote}>
               <span className="swatch lane" style={{ boxShadow: `0 0 ${(2 + 6 * glowOf(contention)).toFixed(1)}px rgba(221, 107, 32, ${(0.25 + 0.75 * glowOf(contention)).toFixed(2)})` }} />
-              shard lanes: SHARED_RUNQ's queue, head (oldest) first; glow = {SHARD_LOCK_CLASS} contention ({(100 * contention).toFixed(1)} % waited)
+              shard lanes: SHARED_RUNQ's queue, head (oldest) first; each glows by its own lock's contention ({SHARD_LOCK_CLASS}, all shards: {(100 * contention).toFixed(1)} % waited)
             </li>
           )}
         </ul>

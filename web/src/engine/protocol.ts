@@ -139,6 +139,11 @@ export interface Frame {
    * then its pids head (oldest) first (the bridge's `frame_shards`). Empty when off.
    */
   readonly shards: Uint32Array;
+  /**
+   * Per shard, in the same order: its lock's acquisitions and contentions so far,
+   * `[acq, cont, acq, cont, ...]` (the bridge's `frame_shard_locks`). Empty when off.
+   */
+  readonly shardLocks: Float64Array;
   /** `lock_stat` rows so far: `&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on. */
   readonly locks: readonly LockStatRow[];
   /** Trace records added since the previous frame (the newest ones, capped). */

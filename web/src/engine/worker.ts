@@ -62,6 +62,7 @@ function frameOf(sim: SimHandle): Frame {
     counters: sim.counters(),
     throughput: JSON.parse(sim.throughputs_json()) as WorkloadThroughput[],
     shards: sim.frame_shards(),
+    shardLocks: sim.frame_shard_locks(),
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
@@ -78,6 +79,7 @@ function transferFrame(frame: Frame): Frame {
     frame.latency.buffer,
     frame.counters.buffer,
     frame.shards.buffer,
+    frame.shardLocks.buffer,
     frame.switches.buffer,
   ] as Transferable[]);
 }

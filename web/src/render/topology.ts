@@ -7,6 +7,7 @@
  * lanes under its cores holding the queued tasks, head first, glowing by how
  * contended the shards' lock is.
  */
+import { glowOf } from '../store/shards';
 import { interpolateRgb, select, type Selection } from 'd3';
 import type { LaneBox, LabelledBox, MachineLayout } from './layout';
 import { textOn, type TaskColors } from './colors';
@@ -20,11 +21,11 @@ export interface ShardLaneView {
   readonly pids: readonly Pid[];
 }
 
-/** Every shard's lane content, in layout order (`LaneBox.shard`), and the lock's glow. */
+/** Every shard's lane content, in layout order (`LaneBox.shard`), and each lock's glow. */
 export interface ShardView {
   readonly lanes: readonly ShardLaneView[];
-  /** 0 (quiet) to 1 (half the acquisitions waited or more); see `glowOf`. */
-  readonly glow: number;
+  /** Per shard, the share of its lock's acquisitions that waited lately (0 to 1). */
+  readonly contentions: readonly number[];
   /** What the tooltip says about the lock: `1.2 % of &shard->lock acquisitions waited lately`. */
   readonly lockNote: string;
 }
@@ -177,11 +178,11 @@ function drawLanes(
   colors: TaskColors,
   shards: ShardView | undefined,
 ): void {
-  const glow = Math.min(1, Math.max(0, shards?.glow ?? 0));
   const lanes = boxes.map((box) => {
     const lane = shards?.lanes[box.shard];
     const pids = lane?.pids ?? [];
-    return { box, pids, cpus: lane?.cpus ?? '', fit: fitLane(pids, box.width) };
+    const contention = shards?.contentions[box.shard] ?? 0;
+    return { box, pids, contention, glow: glowOf(contention), cpus: lane?.cpus ?? '', fit: fitLane(pids, box.width) };
   });
   type Lane = (typeof lanes)[number];
   layer
@@ -199,10 +200,10 @@ function drawLanes(
     .attr('data-llc', (lane) => lane.box.llc)
     .attr('data-shard', (lane) => lane.box.index)
     .attr('data-length', (lane) => lane.pids.length)
-    .attr('data-glow', glow.toFixed(2))
+    .attr('data-glow', (lane) => lane.glow.toFixed(2))
     .each(function (lane) {
       const group = select(this);
-      const { box, fit } = lane;
+      const { box, fit, glow } = lane;
       group
         .select('rect.lane-box')
         .attr('x', box.x)
@@ -250,7 +251,9 @@ function drawLanes(
       const queue = lane.pids.length === 0 ? 'empty' : `${lane.pids.length} queued, head first: ${lane.pids.slice(0, 24).join(' ')}${lane.pids.length > 24 ? ' …' : ''}`;
       group
         .select('title')
-        .text(`Shard ${box.index} of LLC ${box.llc} (CPUs ${lane.cpus}): ${queue}. ${shards?.lockNote ?? ''}`.trim());
+        .text(
+          `Shard ${box.index} of LLC ${box.llc} (CPUs ${lane.cpus}): ${queue}; its lock waited on ${(100 * lane.contention).toFixed(1)} % of acquisitions lately. ${shards?.lockNote ?? ''}`.trim(),
+        );
     });
 }
 

@@ -52,6 +52,8 @@ export interface AppState {
   readonly policyProblems: readonly ScenarioProblem[];
   /** Moving share of `&shard->lock` acquisitions that waited (0 when SHARED_RUNQ is off). */
   readonly shardLockContention: number;
+  /** Each shard's own lock contention, smoothed over frames (`perShardContention`). */
+  readonly shardContentions: readonly number[];
   /**
    * The timeline's run slices for the current run. A mutable columnar store (it
    * may hold millions of switches, so it is appended to, never copied): a new
@@ -78,6 +80,7 @@ export const initialState: AppState = {
   policyOverrides: NO_OVERRIDES,
   policyProblems: [],
   shardLockContention: 0,
+  shardContentions: [],
   slices: undefined,
 };
 

@@ -17,6 +17,7 @@ function frame(events: number, finished = false, newTrace: TraceLine[] = []): Fr
     counters: new Float64Array(13),
     throughput: [],
     shards: new Uint32Array(0),
+    shardLocks: new Float64Array(0),
     locks: [],
     newTrace,
     traceTotal: newTrace.length,

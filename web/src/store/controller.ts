@@ -9,7 +9,7 @@ import type { Frame, LoadResult, ScenarioProblem, TraceLine } from '../engine/pr
 import { appendTrace, SPEEDS, type AppStore } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
-import { shardLockContention } from './shards';
+import { perShardContention, shardLockContention } from './shards';
 import { SliceStore } from './timeline';
 
 /** Events one frame may handle before it yields back to the page. */
@@ -92,6 +92,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       trace: appendTrace(state.trace, frame.newTrace),
       playing: state.playing && !frame.finished,
       shardLockContention: shardLockContention(state.frame?.locks, frame.locks, state.shardLockContention),
+      shardContentions: perShardContention(state.frame?.shardLocks, frame.shardLocks, state.shardContentions),
     });
   }
 
@@ -110,6 +111,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       selection: undefined,
       inspection: NO_INSPECTION,
       shardLockContention: shardLockContention(undefined, result.frame.locks, 0),
+      shardContentions: perShardContention(undefined, result.frame.shardLocks, []),
     });
   }
 

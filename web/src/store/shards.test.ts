@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { glowOf, parseFrameShards, shardLockContention, shardLockRow, SMOOTHING } from './shards';
+import { glowOf, parseFrameShards, perShardContention, shardLockContention, shardLockRow, SMOOTHING } from './shards';
 import type { LockStatRow, ShardInfo } from '../engine/protocol';
 import { cpuId, llcId } from '../base/types';
 
@@ -61,6 +61,20 @@ describe("the shard lock's contention", () => {
     const same = [row('&shard->lock', 100, 10)];
     expect(shardLockContention(same, same, 0.42)).toBe(0.42);
     expect(shardLockContention([rq], [rq], 0.42)).toBe(0);
+  });
+
+  it('follows each shard lock on its own, smoothed, and restarts with a new run', () => {
+    // Shard 0: 100 acquisitions, 50 waited; shard 1: 100, none.
+    const first = perShardContention(undefined, new Float64Array([100, 50, 100, 0]), []);
+    expect(first).toEqual([0.5, 0]);
+    // Next frame: shard 0 gets 100 more with none waiting, shard 1 100 more, all waiting.
+    const second = perShardContention(new Float64Array([100, 50, 100, 0]), new Float64Array([200, 50, 200, 100]), first);
+    expect(second[0]).toBeCloseTo(0.5 + SMOOTHING * (0 - 0.5), 12);
+    expect(second[1]).toBeCloseTo(SMOOTHING * 1, 12);
+    // A quiet frame keeps the values; lower counts mean a new run.
+    expect(perShardContention(new Float64Array([200, 50, 200, 100]), new Float64Array([200, 50, 200, 100]), second)).toEqual(second);
+    expect(perShardContention(new Float64Array([200, 50, 200, 100]), new Float64Array([10, 1, 10, 0]), second)).toEqual([0.1, 0]);
+    expect(perShardContention(undefined, new Float64Array(0), [])).toEqual([]);
   });
 
   it('glows fully at half the acquisitions waiting, and visibly at a few per cent', () => {

@@ -47,8 +47,8 @@ export function shardLockRow(rows: readonly LockStatRow[]): LockStatRow | undefi
  * since the previous frame that had to wait, as a moving average over frames
  * (each frame weighs `SMOOTHING`), so one frame's handful of acquisitions does not
  * flicker the glow. A frame with no acquisitions (a single step, a paused run)
- * keeps the previous value. The lock_stat class is shared by every shard, so this
- * is one figure for all of them: the bridge does not count per shard.
+ * keeps the previous value. This is the class's figure, for the legend; each lane
+ * glows by its own shard's (`perShardContention`).
  */
 export function shardLockContention(
   previous: readonly LockStatRow[] | undefined,
@@ -65,6 +65,34 @@ export function shardLockContention(
   if (acquisitions <= 0) return restarted ? 0 : previousContention;
   const share = Math.min(1, Math.max(0, contentions / acquisitions));
   return restarted ? share : previousContention + SMOOTHING * (share - previousContention);
+}
+
+/**
+ * Each shard's own lock contention, the same moving average per shard, from the
+ * frames' cumulative `[acq, cont, ...]` counts (`Frame.shardLocks`). A new run
+ * (counts went down, or the shard count changed) starts from its own totals.
+ */
+export function perShardContention(
+  previous: Float64Array | undefined,
+  next: Float64Array,
+  previousShares: readonly number[],
+): readonly number[] {
+  const shards = Math.floor(next.length / 2);
+  const restarted =
+    !previous || previous.length !== next.length || previousShares.length !== shards || (previous[0] ?? 0) > (next[0] ?? 0);
+  const shares: number[] = [];
+  for (let shard = 0; shard < shards; shard += 1) {
+    const acquisitions = (next[2 * shard] ?? 0) - (restarted ? 0 : (previous?.[2 * shard] ?? 0));
+    const contentions = (next[2 * shard + 1] ?? 0) - (restarted ? 0 : (previous?.[2 * shard + 1] ?? 0));
+    const before = restarted ? 0 : (previousShares[shard] ?? 0);
+    if (acquisitions <= 0) {
+      shares.push(before);
+      continue;
+    }
+    const share = Math.min(1, Math.max(0, contentions / acquisitions));
+    shares.push(restarted ? share : before + SMOOTHING * (share - before));
+  }
+  return shares;
 }
 
 /** The weight of the newest frame in the moving average of shard-lock contention. */
