@@ -338,26 +338,9 @@ fn write_trace(sim: &Simulator, out: &Path, reasons: bool) -> Result<(), String>
         .map_err(|err| format!("error: cannot write {}: {err}", out.display()))?;
     let mut writer = std::io::BufWriter::new(file);
     let write_error = |err: std::io::Error| format!("error: writing {}: {err}", out.display());
-    writeln!(writer, "# tracer: nop\n#").map_err(write_error)?;
-    writeln!(
-        writer,
-        "# entries-in-buffer/entries-written: {}/{}   #P:{}",
-        sim.trace.len(),
-        sim.trace.total,
-        sim.topology.n_cpus()
-    )
-    .map_err(write_error)?;
-    writeln!(writer, "#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |")
-        .map_err(write_error)?;
+    write!(writer, "{}", sim.trace.ftrace_header(sim.topology.n_cpus())).map_err(write_error)?;
     for idx in 0..sim.trace.len() {
-        let mut line = sim.trace.ftrace_line(idx, sim);
-        if reasons {
-            let reason = sim.trace.reason_text(idx);
-            if !reason.is_empty() {
-                line.push_str("  # ");
-                line.push_str(&reason);
-            }
-        }
+        let line = sim.trace.ftrace_line_with_reason(idx, sim, reasons);
         writeln!(writer, "{line}").map_err(write_error)?;
     }
     writer.flush().map_err(write_error)

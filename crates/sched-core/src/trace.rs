@@ -508,6 +508,36 @@ impl Trace {
         }
     }
 
+    /// The header of the kernel's `trace` file for this trace, as `--trace-out` and
+    /// the app's export write it.
+    pub fn ftrace_header(&self, n_cpus: usize) -> String {
+        format!(
+            "# tracer: nop\n#\n# entries-in-buffer/entries-written: {}/{}   #P:{}\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |\n",
+            self.len(),
+            self.total,
+            n_cpus
+        )
+    }
+
+    /// A `trace` line, with the model's reason appended as a `# ...` comment when
+    /// `reasons` is set (for reading; leave it out of files meant for Perfetto).
+    pub fn ftrace_line_with_reason(
+        &self,
+        idx: usize,
+        names: &dyn TaskNames,
+        reasons: bool,
+    ) -> String {
+        let mut line = self.ftrace_line(idx, names);
+        if reasons {
+            let reason = self.reason_text(idx);
+            if !reason.is_empty() {
+                line.push_str("  # ");
+                line.push_str(&reason);
+            }
+        }
+        line
+    }
+
     /// A line in the layout of the kernel's `trace` file.
     pub fn ftrace_line(&self, idx: usize, names: &dyn TaskNames) -> String {
         let record = self.get(idx);

@@ -341,6 +341,26 @@ impl SimHandle {
         out
     }
 
+    /// The trace as the kernel's `trace` file, for export: the header when `from` is
+    /// 0, then records `[from, to)`, each with the model's reason as a `# ...`
+    /// comment when `reasons` is set. The UI asks for it in chunks and joins them.
+    pub fn ftrace_text(&self, from: u32, to: u32, reasons: bool) -> String {
+        let trace = &self.sim.trace;
+        let end = (to as usize).min(trace.len());
+        let start = (from as usize).min(end);
+        let names: &dyn TaskNames = &self.sim;
+        let mut out = if start == 0 {
+            trace.ftrace_header(self.sim.topology.n_cpus())
+        } else {
+            String::new()
+        };
+        for idx in start..end {
+            out.push_str(&trace.ftrace_line_with_reason(idx, names, reasons));
+            out.push('\n');
+        }
+        out
+    }
+
     /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
     pub fn trace_lines(&self, from: u32, count: u32) -> String {
         let trace = &self.sim.trace;
