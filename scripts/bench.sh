@@ -13,3 +13,14 @@ echo "== native ($(uname -m)), $(date -u +%Y-%m-%d)"
 # The largest preset: 512 CPUs (2 x 128-core Zen4) running hackbench with 16 groups.
 "$bin" bench hackbench-7950x --repeat 3 --set topology.preset=zen4-2s128c \
   --set workloads.0.groups=16 --set workloads.0.loops=200
+# The ftrace parser and replay (`schedlab replay`), on a schedlab-written trace.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$bin" run hackbench-7950x --set workloads.0.loops=1000 --trace-out "$tmp/hackbench.trace" > /dev/null
+bytes=$(stat -c %s "$tmp/hackbench.trace")
+for run in 1 2 3; do
+  start=$(date +%s%N)
+  "$bin" replay "$tmp/hackbench.trace" --json > /dev/null
+  end=$(date +%s%N)
+  echo "$bytes $start $end"
+done | awk '{ mb = $1 / 1e6; s = ($3 - $2) / 1e9; printf "replay: %.0f MB in %.3f s, %.0f MB/s (parse, replay and JSON)\n", mb, s, mb / s }'

@@ -2,11 +2,11 @@
 //! layouts of docs/replay.md, optionally gzip-compressed) and print what it says.
 
 use sched_core::replay::{
-    derive_workload, parse, replay as replay_trace, ParseReport, ReplayMetrics,
+    derive_workload, replay as replay_trace, ParseReport, Parser, ReplayMetrics,
 };
 use sched_core::topology::{Topology, TopologySpec};
 use serde_json::{json, Map, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
@@ -38,24 +38,96 @@ pub struct ReplayArgs {
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// How much of the input is read at a time: the text is never held whole.
+const CHUNK_BYTES: usize = 1 << 20;
+/// Inputs at least this large show a progress bar on a terminal.
+const PROGRESS_BYTES: u64 = 64 << 20;
 
-fn read_input(file: &str) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    if file == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|err| format!("error: cannot read standard input: {err}"))?;
+/// Counts the bytes read from the underlying file, for the progress bar.
+struct Counted<R> {
+    inner: R,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(read as u64);
+        }
+        Ok(read)
+    }
+}
+
+/// Parses the input as it is read, in chunks (gzip decompressed on the way), so
+/// a large log is never held as text in memory; a terminal sees a progress bar
+/// for large files.
+fn parse_input(file: &str) -> Result<sched_core::replay::ParsedTrace, String> {
+    let (source, size): (Box<dyn Read>, Option<u64>) = if file == "-" {
+        (Box::new(std::io::stdin()), None)
     } else {
-        bytes = std::fs::read(file).map_err(|err| format!("error: cannot read {file}: {err}"))?;
+        let handle =
+            std::fs::File::open(file).map_err(|err| format!("error: cannot read {file}: {err}"))?;
+        let size = handle.metadata().ok().map(|meta| meta.len());
+        (Box::new(handle), size)
+    };
+    let bar = size
+        .filter(|&bytes| bytes >= PROGRESS_BYTES && std::io::stderr().is_terminal())
+        .map(|bytes| {
+            let bar = indicatif::ProgressBar::new(bytes);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "parsing {bar:40} {bytes}/{total_bytes} {eta}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        });
+    let mut reader = std::io::BufReader::with_capacity(
+        CHUNK_BYTES,
+        Counted {
+            inner: source,
+            bar: bar.clone(),
+        },
+    );
+    let head = std::io::BufRead::fill_buf(&mut reader)
+        .map_err(|err| format!("error: cannot read {file}: {err}"))?;
+    let gzip = head.starts_with(&GZIP_MAGIC) || (file.ends_with(".gz") && !head.is_empty());
+    let mut input: Box<dyn Read> = if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(reader))
+    } else {
+        Box::new(reader)
+    };
+    let mut parser = Parser::new();
+    let mut buffer = vec![0u8; CHUNK_BYTES];
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let read = input.read(&mut buffer).map_err(|err| {
+            if gzip {
+                format!("error: cannot decompress {file} (gzip): {err}")
+            } else {
+                format!("error: cannot read {file}: {err}")
+            }
+        })?;
+        if read == 0 {
+            break;
+        }
+        carry.extend_from_slice(&buffer[..read]);
+        // Feed whole lines only, so a character split between reads stays whole.
+        if let Some(last_newline) = carry.iter().rposition(|&byte| byte == b'\n') {
+            parser.feed(&String::from_utf8_lossy(&carry[..=last_newline]));
+            carry.drain(..=last_newline);
+        } else if carry.len() > 4 * CHUNK_BYTES {
+            // A line this long is skipped as too long anyway: do not hold it.
+            parser.feed(&String::from_utf8_lossy(&carry));
+            carry.clear();
+        }
     }
-    if bytes.starts_with(&GZIP_MAGIC) || (file.ends_with(".gz") && !bytes.is_empty()) {
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut text)
-            .map_err(|err| format!("error: cannot decompress {file} (gzip): {err}"))?;
-        bytes = text;
+    parser.feed(&String::from_utf8_lossy(&carry));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    Ok(bytes)
+    Ok(parser.finish())
 }
 
 fn topology(preset: &str) -> Result<Topology, String> {
@@ -72,9 +144,7 @@ fn topology(preset: &str) -> Result<Topology, String> {
 
 pub fn replay(args: &ReplayArgs) -> Result<(), String> {
     let machine = args.topology.as_deref().map(topology).transpose()?;
-    let bytes = read_input(&args.file)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let parsed = parse(&text);
+    let parsed = parse_input(&args.file)?;
     let metrics = replay_trace(&parsed, machine.as_ref());
     let what_if = if args.resimulate {
         Some(resimulate(args, &parsed, &metrics)?)
