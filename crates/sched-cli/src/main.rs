@@ -411,12 +411,17 @@ fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
             | TraceKind::SchedWakeupNew
             | TraceKind::SchedMigrateTask
             | TraceKind::CfsThrottle
-            | TraceKind::CfsUnthrottle => {
+            | TraceKind::CfsUnthrottle
+            | TraceKind::CpuHotplug
+            | TraceKind::ShardPush
+            | TraceKind::ShardPop
+            | TraceKind::ShardPull => {
                 events.push(json!({"ph": "i", "s": "t", "pid": 1, "tid": cpu, "ts": us(record.time.as_ns()),
                     "name": format!("{} {}", record.kind.ftrace_name(), record.pid),
                     "args": {"payload": trace.payload(idx, sim), "reason": trace.reason_text(idx)}}));
             }
-            _ => {}
+            // A waking is followed by its wakeup; an exit by the switch away.
+            TraceKind::SchedWaking | TraceKind::SchedProcessExit => {}
         }
     }
     for (cpu, slot) in running.iter().enumerate() {
