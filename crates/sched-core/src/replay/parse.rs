@@ -357,6 +357,8 @@ pub struct Parser {
     /// The previous line, held back one line in case the next one continues it (a
     /// line wrapped by a mail client): its number and text.
     held: Option<(u64, String)>,
+    /// A line buffer to reuse, so holding a line back allocates nothing.
+    spare: String,
     /// The line being handled (for the skip counts).
     current_line: u64,
 }
@@ -500,6 +502,9 @@ impl Parser {
     fn push_line(&mut self, raw: &str) {
         self.report.lines += 1;
         let line_no = self.report.lines;
+        let mut next = std::mem::take(&mut self.spare);
+        next.clear();
+        next.push_str(raw);
         if let Some((held_no, held_text)) = self.held.take() {
             match continuation(raw) {
                 Some(rest)
@@ -515,12 +520,16 @@ impl Parser {
                     self.line(held_no, &joined);
                     self.current_line = line_no;
                     self.skip(SkipReason::Continuation);
+                    self.spare = next;
                     return;
                 }
-                _ => self.line(held_no, &held_text),
+                _ => {
+                    self.line(held_no, &held_text);
+                    self.spare = held_text;
+                }
             }
         }
-        self.held = Some((line_no, raw.to_string()));
+        self.held = Some((line_no, next));
     }
 
     fn skip(&mut self, reason: SkipReason) {
