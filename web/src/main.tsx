@@ -4,7 +4,9 @@ import { createAppStore, isIdle } from './store/app';
 import { createController } from './store/controller';
 import { createActions } from './actions/actions';
 import { startEngine } from './engine/client';
-import { bundledScenarios, DEFAULT_SCENARIO_ID } from './engine/scenarios';
+import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
+import { decodeShareHash, loadTarget } from './store/share';
+import { keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
 import type { DrawStats } from './render/timeline';
 import './styles.css';
 
@@ -52,5 +54,72 @@ if (root) createRoot(root).render(
     />,
   );
 
-const initial = bundledScenarios.find((scenario) => scenario.id === DEFAULT_SCENARIO_ID) ?? bundledScenarios[0];
-if (initial) void controller.load(initial.id, initial.text);
+/** `localStorage`, or undefined where the page may not use it. */
+function keepStorage(): KeepStorage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+const TITLES: Readonly<Record<StartupPlan['from'], string>> = {
+  link: 'This link could not be opened exactly as it was shared.',
+  kept: 'Your last session could not be restored exactly.',
+  default: 'The default scenario could not be opened.',
+};
+
+/** Opens what the plan says, then tells the user what could not be restored. */
+async function open(plan: StartupPlan): Promise<void> {
+  if (!DEFAULT_SCENARIO) return;
+  const target = loadTarget(plan.state, SHARE_CONTEXT);
+  const problems = await controller.restore({
+    ...target,
+    overrides: plan.state.overrides,
+    speedIndex: plan.state.speedIndex,
+    playhead: plan.state.playhead,
+    editorText: plan.editorText,
+    fallback: DEFAULT_SCENARIO,
+  });
+  const all = [...plan.problems, ...problems];
+  controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all } : undefined);
+}
+
+/** The link's state, read once; the hash is then cleared, so a reload keeps the user's later changes. */
+async function linkInAddress() {
+  if (location.hash === '' || location.hash === '#') return undefined;
+  const link = await decodeShareHash(location.hash, SHARE_CONTEXT);
+  history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+  return link;
+}
+
+/** Saves the session on every change of what is kept (the editor's text included, on each keystroke). */
+function keepSession(storage: KeepStorage) {
+  let last: KeptFields | undefined;
+  const save = () => {
+    const state = store.get();
+    if (sameKept(last, state)) return;
+    last = state;
+    const kept = keptSession(state, SHARE_CONTEXT);
+    if (kept) saveSession(storage, kept);
+  };
+  store.subscribe(save);
+  save();
+}
+
+async function start() {
+  const storage = keepStorage();
+  const link = await linkInAddress();
+  const kept = link?.hasState || !storage ? undefined : loadSession(storage, SHARE_CONTEXT);
+  await open(startupPlan(link, kept, SHARE_CONTEXT));
+  // Kept from here on: what the start-up itself loaded is not a change of the user's.
+  if (storage) keepSession(storage);
+  // A share link pasted into this tab's address bar changes only the hash.
+  window.addEventListener('hashchange', () => {
+    void linkInAddress().then((next) => {
+      if (next?.hasState) return open(startupPlan(next, undefined, SHARE_CONTEXT));
+    });
+  });
+}
+
+void start();

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { actionForKey, type Action } from '../actions/actions';
@@ -14,6 +14,8 @@ import { LockStat } from './LockStat';
 import { Timeline } from './Timeline';
 import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
+import { NoticeBanner } from './NoticeBanner';
+import type { DrawingRefs } from './ExportMenu';
 
 export function App({
   store,
@@ -28,6 +30,10 @@ export function App({
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
   const status = useAppState(store, (s) => s.status);
+  // The drawings the Export menu saves, owned by their panels.
+  const machineRef = useRef<SVGSVGElement>(null);
+  const timelineRef = useRef<HTMLCanvasElement>(null);
+  const drawings = useMemo<DrawingRefs>(() => ({ machine: machineRef, timeline: timelineRef }), []);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = actionForKey(actions, event);
@@ -48,12 +54,13 @@ export function App({
         </h1>
         <p className="tagline">Watch the Linux CFS scheduler place work on CPUs.</p>
       </header>
-      <Toolbar store={store} controller={controller} />
+      <Toolbar store={store} controller={controller} drawings={drawings} />
+      <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>
         <div className="left">
-          <TopologyView store={store} />
-          <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} />
+          <TopologyView store={store} svgRef={machineRef} />
+          <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
           <LockStat store={store} />
           <EventLog store={store} controller={controller} />
         </div>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
@@ -23,7 +23,18 @@ const DRAG_PX = 4;
  * selects its `sched_switch` record and task, as the event log does. Drawing
  * happens at most once per animation frame, whatever changed meanwhile.
  */
-export function Timeline({ store, controller, onDrawn }: { store: AppStore; controller: Controller; onDrawn?: (stats: DrawStats) => void }) {
+export function Timeline({
+  store,
+  controller,
+  onDrawn,
+  canvasRef,
+}: {
+  store: AppStore;
+  controller: Controller;
+  onDrawn?: (stats: DrawStats) => void;
+  /** The canvas, shared with the Export menu. */
+  canvasRef: RefObject<HTMLCanvasElement | null>;
+}) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const slices = useAppState(store, (s) => s.slices);
@@ -36,7 +47,6 @@ export function Timeline({ store, controller, onDrawn }: { store: AppStore; cont
   const [width, setWidth] = useState(800);
   const [scrollTop, setScrollTop] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const canvasRef = useRef<HTMLCanvasElement>(null);
   const drag = useRef<{ x: number; view: TimelineView; moved: boolean } | undefined>(undefined);
 
   const nCpus = loaded?.machine.cpus.length ?? 0;
@@ -97,7 +107,7 @@ export function Timeline({ store, controller, onDrawn }: { store: AppStore; cont
       pending.current = undefined;
       latest.current?.();
     });
-  }, [geometry, scrollTop, t0, t1, frame, slices, colors, comms, selectedPid, onDrawn]);
+  }, [geometry, scrollTop, t0, t1, frame, slices, colors, comms, selectedPid, onDrawn, canvasRef]);
   useEffect(
     () => () => {
       if (pending.current !== undefined) cancelAnimationFrame(pending.current);

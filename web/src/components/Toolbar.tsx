@@ -4,8 +4,10 @@ import type { Controller } from '../store/controller';
 import { bundledScenarios } from '../engine/scenarios';
 import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
+import { ShareButton } from './ShareButton';
+import { ExportMenu, type DrawingRefs } from './ExportMenu';
 
-export function Toolbar({ store, controller }: { store: AppStore; controller: Controller }) {
+export function Toolbar({ store, controller, drawings }: { store: AppStore; controller: Controller; drawings: DrawingRefs }) {
   const scenarioId = useAppState(store, (s) => s.scenarioId);
   const playing = useAppState(store, (s) => s.playing);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
@@ -66,13 +68,19 @@ export function Toolbar({ store, controller }: { store: AppStore; controller: Co
           </select>
         </label>
       </div>
+      <div className="buttons share-export">
+        <ShareButton store={store} />
+        <ExportMenu store={store} controller={controller} drawings={drawings} />
+      </div>
       <div className="clock" aria-live="off">
         <span data-testid="sim-time">
           t = {frame ? formatTraceTime(frame.nowNs) : '0.000000'} s
           {loaded ? ` / ${formatTraceTime(loaded.endNs)} s` : ''}
         </span>
-        <span data-testid="event-count">event {frame ? formatCount(frame.events) : 0}</span>
-        {frame?.finished && <span className="done">finished</span>}
+        <span className="clock-events">
+          <span data-testid="event-count">event {frame ? formatCount(frame.events) : 0}</span>
+          {frame?.finished && <span className="done">finished</span>}
+        </span>
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { computeLayout } from '../render/layout';
@@ -7,14 +7,13 @@ import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
 import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
 
-export function TopologyView({ store }: { store: AppStore }) {
+export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const selection = useAppState(store, (s) => s.selection);
   const inspection = useAppState(store, (s) => s.inspection);
   const contention = useAppState(store, (s) => s.shardLockContention);
   const shardContentions = useAppState(store, (s) => s.shardContentions);
-  const svgRef = useRef<SVGSVGElement>(null);
   const hostRef = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(800);
 
@@ -46,7 +45,7 @@ export function TopologyView({ store }: { store: AppStore }) {
     if (svgRef.current && layout && frame) {
       drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards);
     }
-  }, [layout, colors, frame, highlight, shards]);
+  }, [layout, colors, frame, highlight, shards, svgRef]);
 
   return (
     <section className="panel machine" aria-labelledby="machine-title">

@@ -132,6 +132,32 @@ const engine = {
     return transferFrame(frameOf(sim));
   },
 
+  /**
+   * Runs on towards a playhead, handling at most `maxEvents` events: first until
+   * `events` events have been handled (when given), then until `timeNs`. The caller
+   * repeats until the frame is there, so the page stays live on a long way.
+   */
+  seek(events: number | undefined, timeNs: number, maxEvents: number): Frame {
+    const sim = current();
+    const handled = sim.events();
+    if (events !== undefined && handled < events) sim.run_events(Math.min(maxEvents, events - handled));
+    else if (sim.now_ns() < timeNs) sim.run_until_bounded(timeNs, maxEvents);
+    return transferFrame(frameOf(sim));
+  },
+
+  /** Trace records stored so far. */
+  traceLen(): number {
+    return current().trace_len();
+  },
+
+  /**
+   * Records `[from, to)` as the kernel's `trace` file (the header when `from` is 0),
+   * with the model's reasons as `# ...` comments when `reasons` is set.
+   */
+  ftraceText(from: number, to: number, reasons: boolean): string {
+    return current().ftrace_text(from, to, reasons);
+  },
+
   /** Handles exactly one event. */
   step(): Frame {
     const sim = current();

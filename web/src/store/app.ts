@@ -7,6 +7,15 @@ import type { SliceStore } from './timeline';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
+/**
+ * A message about state the app could not restore as it was (a share link's or the
+ * kept session's): each problem names the part it was in.
+ */
+export interface Notice {
+  readonly title: string;
+  readonly problems: readonly ScenarioProblem[];
+}
+
 /** Playback speeds: simulated time per real time. */
 export const SPEEDS: readonly { readonly label: string; readonly factor: number }[] = [
   { label: '1/10000×', factor: 0.0001 },
@@ -61,6 +70,8 @@ export interface AppState {
    * `frame` is the signal that it grew.
    */
   readonly slices: SliceStore | undefined;
+  /** Shown above the panels until dismissed; undefined when all is well. */
+  readonly notice: Notice | undefined;
 }
 
 export const initialState: AppState = {
@@ -82,6 +93,7 @@ export const initialState: AppState = {
   shardLockContention: 0,
   shardContentions: [],
   slices: undefined,
+  notice: undefined,
 };
 
 export function createAppStore() {

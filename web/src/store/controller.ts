@@ -6,11 +6,32 @@
  */
 import type { EngineClient } from '../engine/client';
 import type { Frame, LoadResult, ScenarioProblem, TraceLine } from '../engine/protocol';
-import { appendTrace, SPEEDS, type AppStore } from './app';
+import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
 import { SliceStore } from './timeline';
+import type { Playhead } from './share';
+import { formatTraceTime } from '../base/format';
+
+/** Records per `ftrace_text` call when exporting the trace (about 10 MB of text each). */
+export const FTRACE_CHUNK = 100_000;
+
+/** A session to open (a share link's, the kept one's): what to load, with what, and how far to run. */
+export interface RestoreRequest {
+  /** A bundled scenario's id, or `custom` for text. */
+  readonly id: string;
+  readonly text: string;
+  /** The part of the link or session the scenario came from, for problems (`scenario`, `text`). */
+  readonly part: string;
+  readonly overrides: PolicyOverrides;
+  readonly speedIndex: number;
+  readonly playhead: Playhead | undefined;
+  /** Editor text to put back once the run has loaded; undefined keeps the loaded text. */
+  readonly editorText: string | undefined;
+  /** What to open when the scenario does not load. */
+  readonly fallback: { readonly id: string; readonly text: string };
+}
 
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
@@ -18,7 +39,8 @@ const MAX_EVENTS_PER_FRAME = 200_000;
 const MAX_FRAME_MS = 100;
 
 export interface Controller {
-  load(id: string, text: string): Promise<boolean>;
+  /** Loads a scenario from time 0, with the Policy panel's `overrides` (none by default) on top. */
+  load(id: string, text: string, overrides?: PolicyOverrides): Promise<boolean>;
   play(): void;
   pause(): void;
   togglePlay(): void;
@@ -47,6 +69,27 @@ export interface Controller {
   updatePolicy(update: (current: PolicyOverrides) => PolicyOverrides): Promise<boolean>;
   /** Starts the current run again from time 0, with its policy settings. */
   restart(): Promise<boolean>;
+  /**
+   * Runs the current run on (paused) until it has handled `playhead.events` events
+   * and reached `playhead.timeNs`, in bounded steps so the page stays live; stops at
+   * the end of the run, or when another run is loaded meanwhile.
+   */
+  seek(playhead: Playhead): Promise<void>;
+  /**
+   * Opens a session: loads the scenario with its overrides, selects the speed, runs
+   * to the playhead, and puts back the editor's text. What cannot be done as asked
+   * (the scenario does not load, the engine refuses the overrides, the playhead is
+   * past the end) is returned as problems, after falling back: the scenario without
+   * the overrides, or `fallback` (the shared text kept in the editor with its problems).
+   * Busy throughout, so the idle signal holds off until it is all done.
+   */
+  restore(request: RestoreRequest): Promise<readonly ScenarioProblem[]>;
+  /** Shows (or with undefined, dismisses) the notice above the panels. */
+  notify(notice: Notice | undefined): void;
+  /** The whole trace as the kernel's `trace` file, in chunks to join: read in `FTRACE_CHUNK` records per engine call. */
+  ftraceText(reasons: boolean): Promise<readonly string[]>;
+  /** The run's summary as `schedlab run --json` prints it. */
+  summaryJson(): Promise<string>;
 }
 
 /** The scenario text a run with these overrides loads (the file's own text when there are none). */
@@ -158,20 +201,95 @@ export function createController(store: AppStore, engine: EngineClient): Control
   }
 
   const controller: Controller = {
-    async load(id, text) {
+    async load(id, text, overrides = NO_OVERRIDES) {
       controller.pause();
       inspectGeneration += 1;
       store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION });
       return engineCall(async () => {
-        const result = await engine.load(text, id);
+        const result = await engine.load(runText(text, overrides) ?? text, id);
         if (!result.ok) {
           store.set({ status: 'error', problems: result.problems });
           return false;
         }
         startRun(result);
-        store.set({ fileText: text, policyOverrides: NO_OVERRIDES, policyProblems: [] });
+        store.set({ fileText: text, policyOverrides: overrides, policyProblems: [] });
         return true;
       });
+    },
+    async seek(playhead) {
+      controller.pause();
+      const run = store.get().slices;
+      await engineCall(async () => {
+        for (;;) {
+          const state = store.get();
+          const frame = state.frame;
+          if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
+          const needEvents = playhead.events !== undefined && frame.events < playhead.events;
+          if (!needEvents && frame.nowNs >= playhead.timeNs) return;
+          const next = await engine.seek(needEvents ? playhead.events : undefined, playhead.timeNs, MAX_EVENTS_PER_FRAME);
+          if (store.get().slices !== run) return;
+          applyFrame(next);
+          // No progress (nothing left before the target): done.
+          if (next.events === frame.events && next.nowNs === frame.nowNs) return;
+        }
+      });
+    },
+    async restore(request) {
+      return engineCall(async () => {
+        const problems: ScenarioProblem[] = [];
+        controller.setSpeed(request.speedIndex);
+        const hasOverrides = Object.keys(request.overrides).length > 0;
+        let loaded = await controller.load(request.id, request.text, request.overrides);
+        if (!loaded && hasOverrides) {
+          const refused = store.get().problems;
+          loaded = await controller.load(request.id, request.text);
+          if (loaded) {
+            problems.push(...refused.map((problem) => ({ path: `set ${problem.path}`, message: `${problem.message}; ran without the overrides` })));
+          }
+        }
+        if (!loaded) {
+          const refused = store.get().problems;
+          const first = refused[0];
+          problems.push({
+            path: request.part,
+            message: `the scenario did not load (${refused.length} problem${refused.length === 1 ? '' : 's'}${first ? `, first ${first.path === '' ? '' : `${first.path}: `}${first.message}` : ''}); opened ${request.fallback.id} instead, with the text kept in the Scenario JSON editor`,
+          });
+          if (await controller.load(request.fallback.id, request.fallback.text)) {
+            // The text stays where the user can fix it, with what is wrong with it.
+            store.set({ scenarioText: request.text, problems: refused });
+          }
+          return problems;
+        }
+        const playhead = request.playhead;
+        const endNs = store.get().loaded?.endNs;
+        if (playhead && (playhead.timeNs > 0 || (playhead.events ?? 0) > 0)) {
+          if (endNs !== undefined && playhead.timeNs > endNs) {
+            problems.push({ path: 't', message: `${formatTraceTime(playhead.timeNs)} s is past the scenario's end (${formatTraceTime(endNs)} s); ran to the end` });
+          }
+          await controller.seek(playhead);
+        }
+        if (request.editorText !== undefined && request.editorText !== store.get().scenarioText) controller.editText(request.editorText);
+        return problems;
+      });
+    },
+    notify(notice) {
+      store.set({ notice });
+    },
+    async ftraceText(reasons) {
+      return engineCall(async () => {
+        const total = await engine.traceLen();
+        const chunks: string[] = [];
+        let from = 0;
+        do {
+          const to = Math.min(total, from + FTRACE_CHUNK);
+          chunks.push(await engine.ftraceText(from, to, reasons));
+          from = to;
+        } while (from < total);
+        return chunks;
+      });
+    },
+    async summaryJson() {
+      return engineCall(() => engine.summaryJson());
     },
     updatePolicy(update) {
       // A change made to one scenario never lands on the next one loaded meanwhile.

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { allControls, policyGroups } from './policy';
+import { scenarioSchema } from '../engine/validate';
+import { KEEP_KEY, keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields } from './keep';
+import { decodeShareHash, type ShareContext } from './share';
+
+const text = (name: string) => readFileSync(`../scenarios/${name}.json`, 'utf8');
+
+const context: ShareContext = {
+  scenarios: [
+    { id: 'teaching-small', text: text('teaching-small') },
+    { id: 'hackbench-7950x', text: text('hackbench-7950x') },
+  ],
+  defaultScenarioId: 'teaching-small',
+  controls: allControls(policyGroups(scenarioSchema)),
+  speeds: [0.0001, 0.001, 0.01, 0.1, 1],
+  defaultSpeedIndex: 2,
+};
+
+function memoryStorage(initial: Record<string, string> = {}): KeepStorage & { readonly items: Map<string, string> } {
+  const items = new Map(Object.entries(initial));
+  return {
+    items,
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+  };
+}
+
+const hackbench: KeptFields = {
+  scenarioId: 'hackbench-7950x',
+  fileText: text('hackbench-7950x'),
+  scenarioText: text('hackbench-7950x'),
+  policyOverrides: { 'policy.wake_affine.enabled': false },
+  speedIndex: 4,
+};
+
+describe('keeping the session', () => {
+  it('saves and restores the scenario, overrides, speed and editor text', () => {
+    const storage = memoryStorage();
+    const kept = keptSession(hackbench, context);
+    expect(kept).toBeDefined();
+    if (kept) saveSession(storage, kept);
+    const restored = loadSession(storage, context);
+    expect(restored?.problems).toEqual([]);
+    expect(restored?.state).toEqual({
+      scenario: { kind: 'bundled', id: 'hackbench-7950x' },
+      overrides: { 'policy.wake_affine.enabled': false },
+      seed: undefined,
+      speedIndex: 4,
+      playhead: undefined,
+    });
+    expect(restored?.editorText).toBe(text('hackbench-7950x'));
+  });
+
+  it('keeps editor text that is not even JSON, beside the run that last loaded', () => {
+    const storage = memoryStorage();
+    const typing: KeptFields = { ...hackbench, scenarioId: 'custom', scenarioText: '{ "title": "half typed", oops' };
+    const kept = keptSession(typing, context);
+    if (kept) saveSession(storage, kept);
+    const restored = loadSession(storage, context);
+    expect(restored?.editorText).toBe('{ "title": "half typed", oops');
+    // The run itself is the hackbench file the user had loaded.
+    expect(restored?.state.scenario).toEqual({ kind: 'bundled', id: 'hackbench-7950x' });
+  });
+
+  it('keeps an applied edited scenario as its text', () => {
+    const storage = memoryStorage();
+    const edited = text('teaching-small').replace('"seed": 42', '"seed": 3');
+    const kept = keptSession({ ...hackbench, scenarioId: 'custom', fileText: edited, scenarioText: edited, policyOverrides: {} }, context);
+    if (kept) saveSession(storage, kept);
+    expect(loadSession(storage, context)?.state.scenario).toEqual({ kind: 'text', text: edited });
+  });
+
+  it('keeps nothing before a scenario has loaded', () => {
+    expect(keptSession({ ...hackbench, fileText: '' }, context)).toBeUndefined();
+  });
+
+  it('restores nothing from an empty, unreadable or foreign entry', () => {
+    expect(loadSession(memoryStorage(), context)).toBeUndefined();
+    expect(loadSession(memoryStorage({ [KEEP_KEY]: '{ broken' }), context)).toBeUndefined();
+    expect(loadSession(memoryStorage({ [KEEP_KEY]: '[1, 2]' }), context)).toBeUndefined();
+    const throwing: KeepStorage = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('quota');
+      },
+    };
+    expect(loadSession(throwing, context)).toBeUndefined();
+    const kept = keptSession(hackbench, context);
+    expect(() => kept && saveSession(throwing, kept)).not.toThrow();
+  });
+
+  it('falls back from a scenario no longer bundled and a setting the schema dropped, keeping the editor text', () => {
+    const storage = memoryStorage({
+      [KEEP_KEY]: JSON.stringify({ format: 1, scenario: { kind: 'bundled', id: 'retired' }, overrides: {}, speed: 1, editorText: 'my text' }),
+    });
+    const restored = loadSession(storage, context);
+    expect(restored?.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(restored?.state.speedIndex).toBe(4);
+    expect(restored?.editorText).toBe('my text');
+    expect(restored?.problems[0]?.path).toBe('scenario');
+
+    storage.setItem(KEEP_KEY, JSON.stringify({ format: 1, scenario: { kind: 'bundled', id: 'teaching-small' }, overrides: { 'policy.gone.enabled': true, 'policy.sis_scan.enabled': true }, speed: 0.01, editorText: '' }));
+    const partly = loadSession(storage, context);
+    expect(partly?.state.overrides).toEqual({ 'policy.sis_scan.enabled': true });
+    expect(partly?.problems.map((problem) => problem.path)).toEqual(['policy policy.gone.enabled']);
+  });
+
+  it('lets a link with state win over the kept session, and the kept session win over the default', async () => {
+    const storage = memoryStorage();
+    const kept = keptSession(hackbench, context);
+    if (kept) saveSession(storage, kept);
+    const restored = loadSession(storage, context);
+    const link = await decodeShareHash('#v=1&scenario=teaching-small&t=1000', context);
+    const fromLink = startupPlan(link, restored, context);
+    expect(fromLink.from).toBe('link');
+    expect(fromLink.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(fromLink.editorText).toBeUndefined();
+
+    const noLink = await decodeShareHash('', context);
+    const fromKept = startupPlan(noLink, restored, context);
+    expect(fromKept.from).toBe('kept');
+    expect(fromKept.state.scenario).toEqual({ kind: 'bundled', id: 'hackbench-7950x' });
+    expect(fromKept.editorText).toBe(text('hackbench-7950x'));
+
+    const fresh = startupPlan(undefined, undefined, context);
+    expect(fresh.from).toBe('default');
+    expect(fresh.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+  });
+
+  it('writes only when a kept field changed', () => {
+    expect(sameKept(undefined, hackbench)).toBe(false);
+    expect(sameKept(hackbench, { ...hackbench })).toBe(true);
+    expect(sameKept(hackbench, { ...hackbench, scenarioText: 'typed' })).toBe(false);
+    expect(sameKept(hackbench, { ...hackbench, speedIndex: 0 })).toBe(false);
+  });
+});

@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { allControls, policyGroups } from './policy';
+import { scenarioSchema } from '../engine/validate';
+import {
+  compressText,
+  decodeShareHash,
+  decompressText,
+  encodeShareHash,
+  fromBase64Url,
+  loadTarget,
+  seedOf,
+  sessionOf,
+  sourceOf,
+  toBase64Url,
+  withSeed,
+  type SessionState,
+  type ShareContext,
+} from './share';
+import { simTimeNs } from '../base/types';
+
+const text = (name: string) => readFileSync(`../scenarios/${name}.json`, 'utf8');
+
+const context: ShareContext = {
+  scenarios: [
+    { id: 'teaching-small', text: text('teaching-small') },
+    { id: 'shared-runq-schbench-pipe-skylake', text: text('shared-runq-schbench-pipe-skylake') },
+  ],
+  defaultScenarioId: 'teaching-small',
+  controls: allControls(policyGroups(scenarioSchema)),
+  speeds: [0.0001, 0.001, 0.01, 0.1, 1],
+  defaultSpeedIndex: 2,
+};
+
+const shared: SessionState = {
+  scenario: { kind: 'bundled', id: 'shared-runq-schbench-pipe-skylake' },
+  overrides: { 'policy.shared_runq.mode': 'off', 'policy.wake_affine.enabled': false, 'policy.shared_runq.shard_size': 4 },
+  seed: 0,
+  speedIndex: 3,
+  playhead: { timeNs: simTimeNs(12_345_678), events: 4321 },
+};
+
+describe('base64url and compression', () => {
+  it('round-trips bytes, including the ones base64 writes as + and /', () => {
+    const bytes = Uint8Array.from([0, 251, 255, 62, 63, 190, 1, 2]);
+    const encoded = toBase64Url(bytes);
+    expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Array.from(fromBase64Url(encoded) ?? [])).toEqual(Array.from(bytes));
+    expect(fromBase64Url('not base64!')).toBeUndefined();
+  });
+
+  it('compresses a scenario to less than its text and back, exactly', async () => {
+    const original = text('shared-runq-schbench-pipe-skylake') + '\n// ünïcode ✓';
+    const encoded = await compressText(original);
+    expect(encoded.length).toBeLessThan(original.length);
+    expect(encoded.length).toBeLessThan(0.8 * toBase64Url(new TextEncoder().encode(original)).length);
+    expect(await decompressText(encoded)).toEqual({ ok: true, text: original });
+  });
+
+  it('says why text does not decompress', async () => {
+    expect(await decompressText('%%%')).toMatchObject({ ok: false, message: expect.stringContaining('not base64url') });
+    expect(await decompressText(toBase64Url(Uint8Array.from([255, 255, 255, 255, 0, 1])))).toMatchObject({ ok: false, message: expect.stringContaining('does not decompress') });
+  });
+});
+
+describe('share links', () => {
+  it('round-trips a bundled scenario with overrides, seed, speed and playhead', async () => {
+    const hash = await encodeShareHash(shared, context.speeds);
+    expect(hash).toMatch(/^#v=1&scenario=shared-runq-schbench-pipe-skylake&seed=0&speed=0\.1&t=12345678&e=4321&set=/);
+    const decoded = await decodeShareHash(hash, context);
+    expect(decoded.problems).toEqual([]);
+    expect(decoded.hasState).toBe(true);
+    expect(decoded.state).toEqual(shared);
+  });
+
+  it('round-trips an edited scenario as compressed text', async () => {
+    const edited = text('teaching-small').replace('"seed": 42', '"seed": 7');
+    const state: SessionState = { scenario: { kind: 'text', text: edited }, overrides: {}, seed: 7, speedIndex: 0, playhead: undefined };
+    const hash = await encodeShareHash(state, context.speeds);
+    expect(hash).toContain('text=');
+    expect(hash).not.toContain('scenario=');
+    const decoded = await decodeShareHash(hash, context);
+    expect(decoded.problems).toEqual([]);
+    expect(decoded.state).toEqual(state);
+    expect(loadTarget(decoded.state, context)).toEqual({ id: 'custom', text: edited, part: 'text' });
+  });
+
+  it('treats an address without share state as no link', async () => {
+    expect((await decodeShareHash('', context)).hasState).toBe(false);
+    expect((await decodeShareHash('#', context)).hasState).toBe(false);
+  });
+
+  it('falls back to the default scenario for an unknown scenario, dropping what belonged to it', async () => {
+    const decoded = await decodeShareHash('#v=1&scenario=gone-scenario&speed=1&t=500&set=policy.shared_runq.mode=off', context);
+    expect(decoded.problems).toEqual([{ path: 'scenario', message: 'there is no scenario `gone-scenario` in this version of schedlab; opened teaching-small instead' }]);
+    expect(decoded.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(decoded.state.overrides).toEqual({});
+    expect(decoded.state.playhead).toBeUndefined();
+    // The speed is not the scenario's: it still applies.
+    expect(decoded.state.speedIndex).toBe(4);
+  });
+
+  it('falls back to the default scenario for corrupt text', async () => {
+    const good = await compressText(text('teaching-small'));
+    const cut = `#v=1&text=${good.slice(0, Math.floor(good.length / 2))}x&t=10`;
+    const decoded = await decodeShareHash(cut, context);
+    expect(decoded.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(decoded.problems).toHaveLength(1);
+    expect(decoded.problems[0]?.path).toBe('text');
+    expect(decoded.problems[0]?.message).toMatch(/^the scenario text (is not base64url|does not decompress|decompresses to bytes).*; opened teaching-small instead$/);
+    const notBase64 = await decodeShareHash('#v=1&text=@@@', context);
+    expect(notBase64.problems[0]).toEqual({ path: 'text', message: 'the scenario text is not base64url text (the link may have been cut short or altered); opened teaching-small instead' });
+  });
+
+  it('drops an override the schema does not have, naming its path and the settings there, and keeps the others', async () => {
+    const decoded = await decodeShareHash(
+      '#v=1&scenario=teaching-small&set=policy.shared_runq.mood=off&set=policy.sis_scan.enabled=true&set=policy.nope=1',
+      context,
+    );
+    expect(decoded.state.overrides).toEqual({ 'policy.sis_scan.enabled': true });
+    expect(decoded.problems.map((problem) => problem.path)).toEqual(['set policy.shared_runq.mood', 'set policy.nope']);
+    expect(decoded.problems[0]?.message).toMatch(/^the scenario schema has no policy setting `policy.shared_runq.mood` \(there: policy.shared_runq.mode, .*\); ignored$/);
+  });
+
+  it('drops an override whose value the control refuses, as the Policy panel words it', async () => {
+    const decoded = await decodeShareHash('#v=1&scenario=teaching-small&set=policy.shared_runq.mode=sideways&set=policy.wake_affine.enabled=maybe', context);
+    expect(decoded.state.overrides).toEqual({});
+    expect(decoded.problems).toEqual([
+      { path: 'set policy.shared_runq.mode', message: expect.stringMatching(/^must be one of "off", .*, got "sideways"; ignored$/) },
+      { path: 'set policy.wake_affine.enabled', message: 'expected a boolean, got `maybe`; ignored' },
+    ]);
+  });
+
+  it('starts at 0 for a negative or unreadable time', async () => {
+    const negative = await decodeShareHash('#v=1&scenario=teaching-small&t=-5', context);
+    expect(negative.state.playhead).toBeUndefined();
+    expect(negative.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(negative.problems).toEqual([{ path: 't', message: 'the time must be at least 0 ns, got -5; started at 0' }]);
+    const words = await decodeShareHash('#v=1&scenario=teaching-small&t=soon', context);
+    expect(words.problems).toEqual([{ path: 't', message: 'expected a time in nanoseconds, got `soon`; started at 0' }]);
+  });
+
+  it('says what is wrong with the speed, the seed, the events and the format, and reads on', async () => {
+    const decoded = await decodeShareHash('#v=9&scenario=teaching-small&speed=3&seed=-1&t=100&e=x', context);
+    expect(decoded.problems.map((problem) => problem.path)).toEqual(['v', 'speed', 'seed', 'e']);
+    expect(decoded.problems[0]?.message).toContain('made by a newer schedlab (format 9');
+    expect(decoded.state.speedIndex).toBe(2);
+    expect(decoded.state.seed).toBeUndefined();
+    expect(decoded.state.playhead).toEqual({ timeNs: 100, events: undefined });
+  });
+
+  it('reports a hash that is not a share link', async () => {
+    const decoded = await decodeShareHash('#section-3', context);
+    expect(decoded.hasState).toBe(true);
+    expect(decoded.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    expect(decoded.problems[0]?.path).toBe('link');
+  });
+});
+
+describe('what a link holds', () => {
+  it('names a bundled scenario whose text is unchanged, and carries an edited one as text', () => {
+    const teaching = text('teaching-small');
+    expect(sourceOf('teaching-small', teaching, context.scenarios)).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    // Edited text that happens to equal a bundled file is that file.
+    expect(sourceOf('custom', teaching, context.scenarios)).toEqual({ kind: 'bundled', id: 'teaching-small' });
+    const edited = teaching.replace('"seed": 42', '"seed": 1');
+    expect(sourceOf('custom', edited, context.scenarios)).toEqual({ kind: 'text', text: edited });
+  });
+
+  it('takes the playhead from the frame and the seed from the file', () => {
+    const session = sessionOf(
+      { scenarioId: 'teaching-small', fileText: text('teaching-small'), policyOverrides: {}, speedIndex: 1, frame: { nowNs: simTimeNs(5000), events: 12 } },
+      context,
+    );
+    expect(session).toEqual({ scenario: { kind: 'bundled', id: 'teaching-small' }, overrides: {}, seed: 42, speedIndex: 1, playhead: { timeNs: 5000, events: 12 } });
+    expect(sessionOf({ scenarioId: '', fileText: '', policyOverrides: {}, speedIndex: 1, frame: undefined }, context)).toBeUndefined();
+  });
+
+  it('applies a seed that differs from the file, leaving the file alone otherwise', () => {
+    const teaching = text('teaching-small');
+    expect(withSeed(teaching, 42)).toBe(teaching);
+    expect(withSeed(teaching, undefined)).toBe(teaching);
+    expect(seedOf(withSeed(teaching, 9))).toBe(9);
+    expect(withSeed('{ not json', 9)).toBe('{ not json');
+    const target = loadTarget({ scenario: { kind: 'bundled', id: 'teaching-small' }, overrides: {}, seed: 9, speedIndex: 2, playhead: undefined }, context);
+    expect(target.id).toBe('teaching-small');
+    expect(seedOf(target.text)).toBe(9);
+  });
+});

@@ -1,0 +1,355 @@
+/**
+ * Share links: the state needed to reproduce what the user sees (the scenario, by
+ * name or as compressed text, the Policy panel's overrides, the seed, the speed and
+ * the playhead) written into the URL's hash, and read back with every problem said
+ * with the part of the link it is in. Pure: no React, no engine, no DOM beyond the
+ * platform's `CompressionStream`.
+ *
+ * The hash is `#v=1&scenario=NAME&seed=N&speed=F&t=NS&e=EVENTS&set=PATH=VALUE...`,
+ * or `text=...` (the scenario text, `deflate-raw` compressed and base64url encoded)
+ * in place of `scenario` for an edited scenario. `set` takes a value as the CLI's
+ * `--set` does, read by the Policy panel's control for that path.
+ */
+import type { ScenarioProblem } from '../engine/protocol';
+import type { SimTimeNs } from '../base/types';
+import { simTimeNs } from '../base/types';
+import { unreachable } from '../base/types';
+import { parseControlInput, parseScenarioValue, type PolicyControl, type PolicyOverrides, type SettingValue } from './policy';
+
+/** The link format this app writes; a link with a higher `v` was made by a newer app. */
+export const SHARE_FORMAT = 1;
+
+/** Where a run comes from: a scenario shipped with the app, or text the user applied. */
+export type ScenarioSource = { readonly kind: 'bundled'; readonly id: string } | { readonly kind: 'text'; readonly text: string };
+
+/** How far the run has gone: the clock and the events handled (the latter pins a run paused mid-instant by Step). */
+export interface Playhead {
+  readonly timeNs: SimTimeNs;
+  readonly events: number | undefined;
+}
+
+/** What a share link (or a saved session) holds. */
+export interface SessionState {
+  readonly scenario: ScenarioSource;
+  readonly overrides: PolicyOverrides;
+  /** The scenario's seed when the link was made: a link outlives a change to the file's seed. */
+  readonly seed: number | undefined;
+  readonly speedIndex: number;
+  readonly playhead: Playhead | undefined;
+}
+
+/** What reading a link needs to know about this build of the app. */
+export interface ShareContext {
+  readonly scenarios: readonly { readonly id: string; readonly text: string }[];
+  readonly defaultScenarioId: string;
+  readonly controls: readonly PolicyControl[];
+  /** Simulated time per real time, by speed index (`SPEEDS`). */
+  readonly speeds: readonly number[];
+  readonly defaultSpeedIndex: number;
+}
+
+export interface DecodedLink {
+  /** False when the hash holds no share state at all (a plain address). */
+  readonly hasState: boolean;
+  /** What to open: the link's state with each bad part replaced by its default. */
+  readonly state: SessionState;
+  /** Each part of the link that was wrong, its `path` naming that part (`t`, `set policy.x`). */
+  readonly problems: readonly ScenarioProblem[];
+}
+
+/** The parameters a share link may hold; a hash with none of them is not a share link. */
+const KEYS = ['v', 'scenario', 'text', 'seed', 'speed', 't', 'e', 'set'] as const;
+
+export function defaultSession(context: ShareContext): SessionState {
+  return {
+    scenario: { kind: 'bundled', id: context.defaultScenarioId },
+    overrides: {},
+    seed: undefined,
+    speedIndex: context.defaultSpeedIndex,
+    playhead: undefined,
+  };
+}
+
+/** The run's source: a bundled scenario when the text is that file's (the named one first), else the text. */
+export function sourceOf(scenarioId: string, fileText: string, scenarios: ShareContext['scenarios']): ScenarioSource {
+  const named = scenarios.find((scenario) => scenario.id === scenarioId && scenario.text === fileText);
+  const same = named ?? scenarios.find((scenario) => scenario.text === fileText);
+  return same ? { kind: 'bundled', id: same.id } : { kind: 'text', text: fileText };
+}
+
+/** A scenario text's `seed`, when it is JSON with a whole-number seed. */
+export function seedOf(text: string): number | undefined {
+  const value = parseScenarioValue(text);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const seed = (value as { readonly seed?: unknown }).seed;
+  return typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0 ? seed : undefined;
+}
+
+/** The text with its `seed` set (unchanged, formatting and all, when it already has that seed or is not JSON). */
+export function withSeed(text: string, seed: number | undefined): string {
+  if (seed === undefined || seedOf(text) === seed) return text;
+  const value = parseScenarioValue(text);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return text;
+  return JSON.stringify({ ...value, seed }, null, 2);
+}
+
+// --- Compression and base64url -------------------------------------------------
+
+async function pipeBytes(bytes: Uint8Array, transform: CompressionStream | DecompressionStream): Promise<Uint8Array> {
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(transform);
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+export function toBase64Url(bytes: Uint8Array): string {
+  let binary = '';
+  for (let index = 0; index < bytes.length; index += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The bytes of base64url text, or undefined when it is not base64url. */
+export function fromBase64Url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4);
+  try {
+    return Uint8Array.from(atob(padded), (char) => char.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Text as `deflate-raw` compressed base64url. */
+export async function compressText(text: string): Promise<string> {
+  return toBase64Url(await pipeBytes(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
+}
+
+/** The text `compressText` made, or why it cannot be read. */
+export async function decompressText(encoded: string): Promise<{ readonly ok: true; readonly text: string } | { readonly ok: false; readonly message: string }> {
+  const bytes = fromBase64Url(encoded);
+  if (!bytes) return { ok: false, message: 'is not base64url text (the link may have been cut short or altered)' };
+  let inflated: Uint8Array;
+  try {
+    inflated = await pipeBytes(bytes, new DecompressionStream('deflate-raw'));
+  } catch {
+    return { ok: false, message: 'does not decompress (the link may have been cut short or altered)' };
+  }
+  try {
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(inflated) };
+  } catch {
+    return { ok: false, message: 'decompresses to bytes that are not UTF-8 text' };
+  }
+}
+
+// --- Writing a link --------------------------------------------------------------
+
+/** A setting as `--set` writes its value: `off`, `false`, `6`. */
+function settingText(value: SettingValue): string {
+  return String(value);
+}
+
+/** The hash (with its `#`) that reproduces `state`. */
+export async function encodeShareHash(state: SessionState, speeds: readonly number[]): Promise<string> {
+  const params = new URLSearchParams();
+  params.set('v', String(SHARE_FORMAT));
+  const scenario = state.scenario;
+  switch (scenario.kind) {
+    case 'bundled':
+      params.set('scenario', scenario.id);
+      break;
+    case 'text':
+      params.set('text', await compressText(scenario.text));
+      break;
+    default:
+      unreachable(scenario);
+  }
+  if (state.seed !== undefined) params.set('seed', String(state.seed));
+  const speed = speeds[state.speedIndex];
+  if (speed !== undefined) params.set('speed', String(speed));
+  if (state.playhead) {
+    params.set('t', String(Math.max(0, Math.round(state.playhead.timeNs))));
+    if (state.playhead.events !== undefined) params.set('e', String(state.playhead.events));
+  }
+  for (const path of Object.keys(state.overrides).sort()) {
+    const value = state.overrides[path];
+    if (value !== undefined) params.append('set', `${path}=${settingText(value)}`);
+  }
+  return `#${params.toString()}`;
+}
+
+// --- Reading a link --------------------------------------------------------------
+
+/**
+ * Reads overrides given as `PATH=VALUE` text against the Policy panel's controls:
+ * an unknown path or a value the control refuses is a problem (at `where PATH`),
+ * and that override is left out; the rest are kept.
+ */
+export function readOverrides(
+  entries: readonly string[],
+  controls: readonly PolicyControl[],
+  where: string,
+): { readonly overrides: PolicyOverrides; readonly problems: readonly ScenarioProblem[] } {
+  const overrides: Record<string, SettingValue> = {};
+  const problems: ScenarioProblem[] = [];
+  for (const entry of entries) {
+    const equals = entry.indexOf('=');
+    if (equals <= 0) {
+      problems.push({ path: where, message: `\`${entry}\` is not PATH=VALUE; ignored` });
+      continue;
+    }
+    const path = entry.slice(0, equals);
+    const raw = entry.slice(equals + 1);
+    const control = controls.find((candidate) => candidate.path === path);
+    if (!control) {
+      problems.push({ path: `${where} ${path}`, message: `the scenario schema has no policy setting \`${path}\`${nearby(path, controls)}; ignored` });
+      continue;
+    }
+    const parsed = parseControlInput(control, raw);
+    if (parsed.ok) overrides[path] = parsed.value;
+    else problems.push({ path: `${where} ${path}`, message: `${parsed.problem.message}; ignored` });
+  }
+  return { overrides, problems };
+}
+
+/** The settings next to an unknown path (same parent), to say what was probably meant. */
+function nearby(path: string, controls: readonly PolicyControl[]): string {
+  const parent = path.slice(0, path.lastIndexOf('.') + 1);
+  const siblings = parent === '' ? [] : controls.filter((control) => control.path.startsWith(parent)).map((control) => control.path);
+  return siblings.length > 0 ? ` (there: ${siblings.join(', ')})` : '';
+}
+
+/** A non-negative whole number, as a link writes it. */
+function wholeNumber(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * Reads a share link's hash. Never fails: a part that is wrong is a problem saying
+ * what and where, and the state falls back for that part (an unreadable scenario
+ * falls back to the default scenario, from time 0, with no overrides).
+ */
+export async function decodeShareHash(hash: string, context: ShareContext): Promise<DecodedLink> {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const fallback = defaultSession(context);
+  if (!KEYS.some((key) => params.has(key))) {
+    const hasState = hash.replace(/^#/, '').trim() !== '';
+    return {
+      hasState,
+      state: fallback,
+      problems: hasState ? [{ path: 'link', message: 'holds no schedlab state (no `scenario` or `text`); opened the default scenario' }] : [],
+    };
+  }
+  const problems: ScenarioProblem[] = [];
+
+  const version = params.get('v');
+  if (version !== null && version !== String(SHARE_FORMAT)) {
+    const number = wholeNumber(version);
+    problems.push({
+      path: 'v',
+      message:
+        number !== undefined && number > SHARE_FORMAT
+          ? `the link was made by a newer schedlab (format ${number}; this one reads ${SHARE_FORMAT}); read as format ${SHARE_FORMAT}`
+          : `unknown link format \`${version}\`; read as format ${SHARE_FORMAT}`,
+    });
+  }
+
+  const speedText = params.get('speed');
+  let speedIndex = context.defaultSpeedIndex;
+  if (speedText !== null) {
+    const index = context.speeds.findIndex((factor) => String(factor) === speedText || factor === Number(speedText));
+    if (index >= 0) speedIndex = index;
+    else problems.push({ path: 'speed', message: `\`${speedText}\` is not one of the speeds (${context.speeds.join(', ')}); used the default` });
+  }
+
+  // The scenario: a bundled name, or compressed text.
+  let scenario: ScenarioSource | undefined;
+  const text = params.get('text');
+  const name = params.get('scenario');
+  if (text !== null) {
+    const decoded = await decompressText(text);
+    if (decoded.ok) scenario = { kind: 'text', text: decoded.text };
+    else problems.push({ path: 'text', message: `the scenario text ${decoded.message}; opened ${context.defaultScenarioId} instead` });
+  } else if (name !== null) {
+    if (context.scenarios.some((candidate) => candidate.id === name)) scenario = { kind: 'bundled', id: name };
+    else problems.push({ path: 'scenario', message: `there is no scenario \`${name}\` in this version of schedlab; opened ${context.defaultScenarioId} instead` });
+  } else {
+    problems.push({ path: 'scenario', message: `the link names no scenario (neither \`scenario\` nor \`text\`); opened ${context.defaultScenarioId}` });
+  }
+  if (!scenario) {
+    // The rest described another scenario: only the speed still applies.
+    return { hasState: true, state: { ...fallback, speedIndex }, problems };
+  }
+
+  let seed: number | undefined;
+  const seedText = params.get('seed');
+  if (seedText !== null) {
+    seed = wholeNumber(seedText);
+    if (seed === undefined) problems.push({ path: 'seed', message: `expected a whole number at least 0, got \`${seedText}\`; used the scenario's own seed` });
+  }
+
+  let playhead: Playhead | undefined;
+  const timeText = params.get('t');
+  if (timeText !== null) {
+    const time = Number(timeText);
+    if (timeText.trim() === '' || !Number.isFinite(time)) {
+      problems.push({ path: 't', message: `expected a time in nanoseconds, got \`${timeText}\`; started at 0` });
+    } else if (time < 0) {
+      problems.push({ path: 't', message: `the time must be at least 0 ns, got ${timeText}; started at 0` });
+    } else {
+      let events: number | undefined;
+      const eventsText = params.get('e');
+      if (eventsText !== null) {
+        events = wholeNumber(eventsText);
+        if (events === undefined) problems.push({ path: 'e', message: `expected a whole number of events at least 0, got \`${eventsText}\`; ran to time t only` });
+      }
+      playhead = { timeNs: simTimeNs(Math.round(time)), events };
+    }
+  }
+
+  const read = readOverrides(params.getAll('set'), context.controls, 'set');
+  problems.push(...read.problems);
+  return { hasState: true, state: { scenario, overrides: read.overrides, seed, speedIndex, playhead }, problems };
+}
+
+/** A problem as one line: `t: the time must be at least 0 ns, got -5`. */
+export function describeProblem(problem: ScenarioProblem): string {
+  return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
+}
+
+/** What the engine loads for a session: the scenario's id (`custom` for text) and text, with the session's seed. */
+export function loadTarget(state: SessionState, context: ShareContext): { readonly id: string; readonly text: string; readonly part: 'scenario' | 'text' } {
+  const scenario = state.scenario;
+  switch (scenario.kind) {
+    case 'bundled': {
+      const bundled = context.scenarios.find((candidate) => candidate.id === scenario.id) ?? context.scenarios.find((candidate) => candidate.id === context.defaultScenarioId);
+      return { id: bundled?.id ?? scenario.id, text: withSeed(bundled?.text ?? '', state.seed), part: 'scenario' };
+    }
+    case 'text':
+      return { id: 'custom', text: withSeed(scenario.text, state.seed), part: 'text' };
+    default:
+      return unreachable(scenario);
+  }
+}
+
+/** The part of the app's state a share link reproduces. */
+export interface SharedFields {
+  readonly scenarioId: string;
+  readonly fileText: string;
+  readonly policyOverrides: PolicyOverrides;
+  readonly speedIndex: number;
+  readonly frame: { readonly nowNs: SimTimeNs; readonly events: number } | undefined;
+}
+
+/** What a share link made now would hold; undefined before a scenario has loaded. */
+export function sessionOf(state: SharedFields, context: ShareContext): SessionState | undefined {
+  if (state.fileText === '') return undefined;
+  return {
+    scenario: sourceOf(state.scenarioId, state.fileText, context.scenarios),
+    overrides: state.policyOverrides,
+    seed: seedOf(state.fileText),
+    speedIndex: state.speedIndex,
+    playhead: state.frame ? { timeNs: state.frame.nowNs, events: state.frame.events } : undefined,
+  };
+}
