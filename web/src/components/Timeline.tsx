@@ -9,6 +9,7 @@ import { taskColors } from '../render/colors';
 import { formatCount, formatDuration, formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
 import { useAppState } from './useStore';
+import { useElementWidth } from './useElementWidth';
 
 /** Wheel and keyboard zoom step. */
 const ZOOM_STEP = 1.25;
@@ -44,9 +45,9 @@ export function Timeline({
   const [viewOf, setViewOf] = useState<{ readonly run: SliceStore | undefined; readonly view: TimelineView }>({ run: undefined, view: FOLLOW_VIEW });
   const view = viewOf.run === slices ? viewOf.view : FOLLOW_VIEW;
   const setView = useCallback((next: TimelineView) => setViewOf({ run: slices, view: next }), [slices]);
-  const [width, setWidth] = useState(800);
   const [scrollTop, setScrollTop] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const width = useElementWidth(scrollRef);
   const drag = useRef<{ x: number; view: TimelineView; moved: boolean } | undefined>(undefined);
 
   const nCpus = loaded?.machine.cpus.length ?? 0;
@@ -56,17 +57,6 @@ export function Timeline({
   const speedFactor = SPEEDS[speedIndex]?.factor ?? 0.01;
   const nowNs = frame?.nowNs ?? 0;
   const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
-
-  useEffect(() => {
-    const host = scrollRef.current;
-    if (!host) return;
-    const observer = new ResizeObserver((entries) => {
-      const entry = entries[0];
-      if (entry) setWidth(Math.max(320, Math.floor(entry.contentRect.width)));
-    });
-    observer.observe(host);
-    return () => observer.disconnect();
-  }, []);
 
   // A new run starts from the top lane (the scroll event updates `scrollTop`).
   useEffect(() => {

@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
+import { useElementWidth } from './useElementWidth';
 import { computeLayout } from '../render/layout';
 import { drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
 import { groupColor, taskColors } from '../render/colors';
@@ -15,18 +16,7 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
   const contention = useAppState(store, (s) => s.shardLockContention);
   const shardContentions = useAppState(store, (s) => s.shardContentions);
   const hostRef = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(800);
-
-  useEffect(() => {
-    const host = hostRef.current;
-    if (!host) return;
-    const observer = new ResizeObserver((entries) => {
-      const entry = entries[0];
-      if (entry) setWidth(Math.max(320, Math.floor(entry.contentRect.width)));
-    });
-    observer.observe(host);
-    return () => observer.disconnect();
-  }, []);
+  const width = useElementWidth(hostRef);
 
   const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width, loaded.shards) : undefined), [loaded, width]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);

@@ -4,26 +4,10 @@ import { createController } from './controller';
 import type { EngineClient } from '../engine/client';
 import type { Decision, ExplainResult, Frame, TraceLine } from '../engine/protocol';
 import { cpuId, type SimTimeNs } from '../base/types';
+import { testFrame } from './testFrames';
 
 function frame(events: number, finished = false, newTrace: TraceLine[] = []): Frame {
-  return {
-    nowNs: (events * 1000) as SimTimeNs,
-    events,
-    finished,
-    running: new Uint32Array(2),
-    nrRunning: new Uint32Array(2),
-    busyNs: new Float64Array(2),
-    latency: new Float64Array(10),
-    counters: new Float64Array(13),
-    throughput: [],
-    shards: new Uint32Array(0),
-    shardLocks: new Float64Array(0),
-    locks: [],
-    newTrace,
-    traceTotal: newTrace.length,
-    switches: new Float64Array(0),
-    traceKeptUntilNs: undefined,
-  };
+  return testFrame({ events, nowNs: (events * 1000) as SimTimeNs, finished, newTrace, traceTotal: newTrace.length });
 }
 
 function line(index: number): TraceLine {

@@ -5,29 +5,13 @@ import { createController, FTRACE_CHUNK, type RestoreRequest } from './controlle
 import type { EngineClient } from '../engine/client';
 import type { Frame, LoadResult } from '../engine/protocol';
 import { simTimeNs, type SimTimeNs } from '../base/types';
+import { testFrame } from './testFrames';
 
 /** Events come every 1000 ns; the run ends at 1,000,000 ns. */
 const END_NS = 1_000_000;
 
 function frame(events: number, nowNs: number): Frame {
-  return {
-    nowNs: nowNs as SimTimeNs,
-    events,
-    finished: nowNs >= END_NS,
-    running: new Uint32Array(2),
-    nrRunning: new Uint32Array(2),
-    busyNs: new Float64Array(2),
-    latency: new Float64Array(10),
-    counters: new Float64Array(13),
-    throughput: [],
-    shards: new Uint32Array(0),
-    shardLocks: new Float64Array(0),
-    locks: [],
-    newTrace: [],
-    traceTotal: 0,
-    switches: new Float64Array(0),
-    traceKeptUntilNs: undefined,
-  };
+  return testFrame({ events, nowNs: nowNs as SimTimeNs, finished: nowNs >= END_NS });
 }
 
 /** A simulated run as the worker's `seek` drives it: an event every 1000 ns, the clock jumping to a target. */

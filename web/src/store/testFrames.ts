@@ -1,0 +1,23 @@
+/** A frame for store tests: two idle CPUs, nothing traced, the fields given on top. */
+import type { Frame } from '../engine/protocol';
+import type { SimTimeNs } from '../base/types';
+
+export function testFrame(fields: Partial<Frame> & { readonly events: number; readonly nowNs: SimTimeNs }): Frame {
+  return {
+    finished: false,
+    running: new Uint32Array(2),
+    nrRunning: new Uint32Array(2),
+    busyNs: new Float64Array(2),
+    latency: new Float64Array(10),
+    counters: new Float64Array(13),
+    throughput: [],
+    shards: new Uint32Array(0),
+    shardLocks: new Float64Array(0),
+    locks: [],
+    newTrace: [],
+    traceTotal: 0,
+    switches: new Float64Array(0),
+    traceKeptUntilNs: undefined,
+    ...fields,
+  };
+}
