@@ -191,7 +191,7 @@ fn load(
     Ok((path, scenario))
 }
 
-fn report(file: &str, errors: &[sched_core::ScenarioError]) -> String {
+pub(crate) fn report(file: &str, errors: &[sched_core::ScenarioError]) -> String {
     let count = errors.len();
     format!(
         "{file}: {count} problem{}:\n{}",

@@ -244,28 +244,15 @@ fn resimulate(
         sched_scenario::apply_override(&mut value, &schema, assignment)
             .map_err(|message| format!("error: --set {assignment}: {message}"))?;
     }
-    let scenario = sched_scenario::scenario_from_value(&value).map_err(|errors| {
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|error| format!("  {}: {}", error.path, error.message))
-            .collect();
-        format!(
-            "error: the re-simulation's scenario has problems:\n{}",
-            lines.join("\n")
-        )
-    })?;
+    let scenario = sched_scenario::scenario_from_value(&value)
+        .map_err(|errors| crate::report("error: --resimulate: the derived scenario", &errors))?;
     if let Some(path) = &args.save_scenario {
         let text = serde_json::to_string_pretty(&value).expect("a scenario serialises");
         std::fs::write(path, text + "\n")
             .map_err(|err| format!("error: cannot write {}: {err}", path.display()))?;
     }
-    let mut sim = sched_core::Simulator::new(&scenario).map_err(|errors| {
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|error| format!("  {}: {}", error.path, error.message))
-            .collect();
-        format!("error: cannot re-simulate:\n{}", lines.join("\n"))
-    })?;
+    let mut sim = sched_core::Simulator::new(&scenario)
+        .map_err(|errors| crate::report("error: --resimulate: the derived scenario", &errors))?;
     sim.run_to_end();
     Ok(WhatIf {
         tasks: derived.tasks.tasks.len(),

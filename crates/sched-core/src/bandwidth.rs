@@ -139,7 +139,7 @@ impl Simulator {
                     cpu
                 }
                 TaskState::Queued(cpu) => {
-                    self.dequeue_queued(task_id, cpu);
+                    self.dequeue_queued(task_id, cpu, cpu);
                     self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
                     cpu
                 }

@@ -85,19 +85,11 @@ impl Simulator {
         dest: CpuId,
         reason: Reason,
     ) {
-        let task = &self.tasks[task_id.0 as usize];
-        debug_assert_eq!(task.state, TaskState::Queued(src));
-        let (vruntime, weight) = (task.vruntime, task.weight);
-        let rq = &mut self.rqs[src.0 as usize];
-        rq.remove(vruntime, task_id);
-        rq.nr_running -= 1;
-        rq.load_weight -= weight as u64;
-        self.touch(src);
+        debug_assert_eq!(self.tasks[task_id.0 as usize].state, TaskState::Queued(src));
         // double_rq_lock(): the balancing CPU takes both runqueue locks.
         self.lock_rq(src, dest, "raw_spin_rq_lock_nested");
         self.lock_rq(dest, dest, "raw_spin_rq_lock_nested");
-        let site = self.dequeue_site();
-        self.shared_runq_dequeue(task_id, dest, site);
+        self.dequeue_queued(task_id, src, dest);
         self.set_task_cpu(task_id, dest, reason);
         self.enqueue_task(task_id, dest, dest);
         // `attach_task()` → `check_preempt_curr()`; a CPU pulling for itself in
@@ -107,8 +99,9 @@ impl Simulator {
         }
     }
 
-    /// Takes a waiting (not running) task off its runqueue.
-    pub(crate) fn dequeue_queued(&mut self, task_id: TaskId, cpu: CpuId) {
+    /// Takes a waiting (not running) task off `cpu`'s runqueue; `by` is the CPU
+    /// doing it.
+    pub(crate) fn dequeue_queued(&mut self, task_id: TaskId, cpu: CpuId, by: CpuId) {
         let task = &self.tasks[task_id.0 as usize];
         let (vruntime, weight) = (task.vruntime, task.weight);
         let rq = &mut self.rqs[cpu.0 as usize];
@@ -117,6 +110,6 @@ impl Simulator {
         rq.load_weight -= weight as u64;
         self.touch(cpu);
         let site = self.dequeue_site();
-        self.shared_runq_dequeue(task_id, cpu, site);
+        self.shared_runq_dequeue(task_id, by, site);
     }
 }

@@ -61,7 +61,7 @@ impl Simulator {
             .map(|(_, task)| *task)
             .collect();
         for task_id in queued {
-            self.dequeue_queued(task_id, cpu);
+            self.dequeue_queued(task_id, cpu, cpu);
             self.tasks[task_id.0 as usize].state = TaskState::Blocked;
             moved += u32::from(self.move_off(task_id, cpu));
         }

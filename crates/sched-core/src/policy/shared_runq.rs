@@ -395,7 +395,7 @@ impl Simulator {
             src: src.0,
         };
         if self.tasks[task.0 as usize].state == TaskState::Queued(src) && src != cpu {
-            self.dequeue_queued(task, src);
+            self.dequeue_queued(task, src, cpu);
             self.lock_rq(cpu, cpu, "raw_spin_rq_lock_nested");
             self.emit_shard(cpu, TraceKind::ShardPull, task, shard, reason);
             self.set_task_cpu(task, cpu, reason);
