@@ -11,6 +11,14 @@
 //! per-CPU kworker and softirq wakeups a second, each of a few to tens of
 //! microseconds. Their wakeup latency is not counted and they are not a workload's
 //! throughput.
+//!
+//! Their timers are deferrable, as the kernel's periodic per-CPU work mostly is
+//! (`vmstat_update()`'s delayed work, `TIMER_DEFERRABLE`): a CPU in NOHZ idle is not
+//! woken for them, and the work runs when the CPU next wakes for something else. So a
+//! busy CPU is interrupted about every 10 ms, while an idle one stays idle: it does
+//! not run `newidle_balance` every few milliseconds, and a core can stay idle long
+//! enough for a deep idle state. Simplification: every background wakeup is
+//! deferrable (the kernel also has non-deferrable per-CPU timers and interrupts).
 
 use crate::behaviour::{Dist, Op};
 use crate::workload::{TaskTemplate, TasksSpec, WorkloadSpec};
@@ -114,5 +122,40 @@ impl BackgroundSpec {
             unit: "wakeups".into(),
             tasks,
         }))
+    }
+}
+
+impl crate::engine::Simulator {
+    /// A background kthread's sleep timer is deferrable (`TIMER_DEFERRABLE`, as
+    /// `vmstat_update()` and most periodic per-CPU work are): on a NOHZ-idle CPU it
+    /// does not fire until the CPU wakes for something else. Returns true when the
+    /// wakeup was deferred; `release_deferred_timers` runs it later.
+    pub(crate) fn defer_timer(
+        &mut self,
+        task: crate::task::TaskId,
+        cpu: crate::topology::CpuId,
+    ) -> bool {
+        let group = self.tasks[task.0 as usize].group as usize;
+        if !self.workloads[group].background
+            || !self.cpu_is_idle(cpu)
+            || self.cpus[cpu.0 as usize].leaving_idle
+        {
+            return false;
+        }
+        self.cpus[cpu.0 as usize].deferred_timers.push(task);
+        true
+    }
+
+    /// `cpu` left idle: the deferrable timers that expired meanwhile fire now, in
+    /// the order they expired (each as its own event, after the current one).
+    pub(crate) fn release_deferred_timers(&mut self, cpu: crate::topology::CpuId) {
+        if self.cpus[cpu.0 as usize].deferred_timers.is_empty() {
+            return;
+        }
+        let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
+        for task in deferred {
+            let now = self.now();
+            self.queue_timer_wake(task, now);
+        }
     }
 }

@@ -53,13 +53,15 @@ fn the_4_6_wakeup_path_stacks_workers_once_the_machine_is_full_and_6_5_does_not(
     );
 }
 
-/// Cross-node migrations of 8 STREAM threads pinned to every 16th CPU of 2-socket Zen3.
+/// Cross-node migrations of 8 STREAM threads pinned to every 16th CPU of 2-socket
+/// Zen3, over 40 passes (about 0.6 s: long enough for the NUMA level's periodic
+/// balance, whose interval is its span in ms, 256 here).
 fn pinned_stream(kernel: &str, seed: u64) -> (u64, f64) {
     let stream = WorkloadSpec::Stream(StreamSpec {
         threads: 8,
         cpus: Some("0,16,32,48,64,80,96,112".into()),
         array_size: 20_000_000,
-        ntimes: 10,
+        ntimes: 40,
     });
     let mut scenario = scenario(preset("zen3-2s64c"), vec![stream], 5_000, seed);
     scenario.kernel = Some(kernel.into());

@@ -44,6 +44,10 @@ impl Simulator {
         }
         // Wakeups still on its wake list are enqueued first, then moved with the rest.
         self.sched_ttwu_pending(cpu);
+        // Its kthreads whose deferrable timers are pending park with it, and run
+        // again when it comes back.
+        let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
+        self.parked.extend(deferred);
         self.online.remove(cpu);
         self.rebuild_domains();
         let mut moved = 0u32;

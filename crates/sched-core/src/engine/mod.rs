@@ -114,6 +114,9 @@ pub struct CpuState {
     pub counted_idle: bool,
     pub counted_waiting: u32,
     pub resched_reason: Option<Reason>,
+    /// Background kthreads whose deferrable timer expired while this CPU was idle:
+    /// they run when the CPU next leaves idle for something else.
+    pub deferred_timers: Vec<TaskId>,
 }
 
 /// The outcome of one call to [`Simulator::step`].
@@ -221,6 +224,11 @@ impl Simulator {
         self.finished
     }
 
+    /// Queues a sleeping task's timer wakeup at `at`.
+    pub(crate) fn queue_timer_wake(&mut self, task: TaskId, at: SimTime) {
+        self.queue.push(at, Event::TimerWake(task));
+    }
+
     /// Events handled so far.
     pub fn events(&self) -> u64 {
         self.events
@@ -252,7 +260,11 @@ impl Simulator {
             Event::TimerWake(task) => {
                 // The timer fires on the CPU the task slept on.
                 let waker_cpu = self.tasks[task.0 as usize].cpu;
-                self.try_to_wake_up(task, waker_cpu, None, false);
+                if self.defer_timer(task, waker_cpu) {
+                    // A deferrable timer does not wake a NOHZ-idle CPU.
+                } else {
+                    self.try_to_wake_up(task, waker_cpu, None, false);
+                }
             }
             Event::RunDone { cpu, gen } => self.run_done(cpu, gen),
             Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),

@@ -122,6 +122,7 @@ impl Simulator {
                 let state = &mut self.cpus[cpu_idx];
                 let avg = state.avg_idle_ns as i64;
                 state.avg_idle_ns = (avg + (idle_ns - avg) / 8).clamp(0, cap) as u64;
+                self.release_deferred_timers(cpu);
             } else {
                 self.cpus[cpu_idx].idle_since = now;
             }
