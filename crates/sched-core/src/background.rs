@@ -6,7 +6,8 @@
 //! kthread that happens to run on a CPU when a task wakes there displaces the task,
 //! which is how real wakeup paths meet busy CPUs. Each CPU gets one thread,
 //! `kworker/N`, pinned to it, that sleeps an exponentially distributed interval and
-//! then runs an exponentially distributed burst. The defaults (a wakeup every 10 ms
+//! then runs an exponentially distributed burst. They exist before the run starts:
+//! each begins asleep, its first timer an exponential residual away. The defaults (a wakeup every 10 ms
 //! on average, 20 us of work) are illustrative: servers show tens to hundreds of
 //! per-CPU kworker and softirq wakeups a second, each of a few to tens of
 //! microseconds. Their wakeup latency is not counted and they are not a workload's
@@ -100,19 +101,20 @@ impl BackgroundSpec {
                 start_us: 0,
                 record_latency: false,
                 footprint_kib: 0,
+                // It starts asleep (`engine::build`): each wakeup runs, then sleeps.
                 program: vec![Op::Loop {
                     count: None,
                     body: vec![
-                        Op::Sleep {
-                            duration: Dist::Exponential {
-                                mean_us: self.kthread_interval_us,
-                            },
-                        },
                         Op::Run {
                             duration: Dist::Exponential {
                                 mean_us: self.kthread_run_us,
                             },
                             memory_bound: false,
+                        },
+                        Op::Sleep {
+                            duration: Dist::Exponential {
+                                mean_us: self.kthread_interval_us,
+                            },
                         },
                     ],
                 }],

@@ -28,17 +28,15 @@ fn schbench_tail(kernel: &str, workers: u32) -> (f64, f64) {
 fn the_4_6_wakeup_path_stacks_workers_once_the_machine_is_full_and_6_5_does_not() {
     // 4.6's select_idle_sibling takes only a fully idle core or an idle sibling of the
     // target, and its wake_affine pulls workers towards their message thread, whose
-    // CPU's PELT load rounds to 0. At -t 19 (40 threads on 40 CPUs) p99 breaks in
-    // most seeds (see docs/kernel-versions.md); 6.5 takes idle threads of busy cores.
+    // CPU's PELT load rounds to 0. At -t 19 (40 threads on 40 CPUs) the tail breaks at
+    // the 99.5th percentile in most seeds, and at -t 20 at the 99th (the seed broke
+    // at the 99th already at -t 19: see docs/kernel-versions.md); 6.5 takes idle
+    // threads of busy cores and stays flat at -t 19.
     let (old_p99_18, old_p99_5_18) = schbench_tail("4.6", 18);
-    let (old_p99_19, old_p99_5_19) = schbench_tail("4.6", 19);
+    let (_, old_p99_5_19) = schbench_tail("4.6", 19);
     let (old_p99_20, _) = schbench_tail("4.6", 20);
-    let (new_p99_18, _) = schbench_tail("6.5", 18);
-    let (new_p99_19, _) = schbench_tail("6.5", 19);
-    assert!(
-        old_p99_19 > 10.0 * old_p99_18,
-        "4.6: p99 at -t 19 {old_p99_19} us vs -t 18 {old_p99_18} us"
-    );
+    let (_, new_p99_5_18) = schbench_tail("6.5", 18);
+    let (_, new_p99_5_19) = schbench_tail("6.5", 19);
     assert!(
         old_p99_5_19 > 10.0 * old_p99_5_18,
         "4.6: p99.5 at -t 19 {old_p99_5_19} us vs -t 18 {old_p99_5_18} us"
@@ -48,8 +46,8 @@ fn the_4_6_wakeup_path_stacks_workers_once_the_machine_is_full_and_6_5_does_not(
         "4.6: p99 at -t 20 {old_p99_20} us vs -t 18 {old_p99_18} us"
     );
     assert!(
-        new_p99_19 < 3.0 * new_p99_18,
-        "6.5: p99 at -t 19 {new_p99_19} us vs -t 18 {new_p99_18} us"
+        new_p99_5_19 < 3.0 * new_p99_5_18,
+        "6.5: p99.5 at -t 19 {new_p99_5_19} us vs -t 18 {new_p99_5_18} us"
     );
 }
 

@@ -17,9 +17,15 @@
 //! its first CPU) balance a domain periodically; `can_migrate_task()` refuses tasks
 //! that may not run here, that run, or that are cache-hot (`task_hot`) until
 //! periodic balancing has failed more than `cache_nice_tries` times; newidle
-//! failures do not count. Simplifications: loads are instantaneous runqueue
-//! weights; `migrate_util` moves one task; no active balance, no misfit or
-//! asymmetric-capacity types.
+//! failures do not count. A balance that fell short because tasks may not run on
+//! this CPU (`LBF_SOME_PINNED`) marks the parent domain's local group imbalanced
+//! (`sgc->imbalance`); one that finds nothing to do clears it; a busiest group so
+//! marked is `group_imbalanced` and gives up one task whatever the averages say
+//! (5.5+). Simplifications: loads are instantaneous runqueue weights;
+//! `migrate_util` moves one task; no active balance, no misfit or
+//! asymmetric-capacity types; no retry with another destination CPU of the group
+//! (`LBF_DST_PINNED`) or another source runqueue (`LBF_ALL_PINNED`); the pre-5.5
+//! load variant sets and clears the flag but does not read it (`group_imb`).
 
 use crate::baseline::fork::NUMA_IMBALANCE_MIN;
 use crate::baseline::groups::{GroupStats, GroupType};
@@ -40,6 +46,15 @@ pub enum IdleType {
     Idle,
     /// A CPU about to go idle (`newidle_balance`).
     NewlyIdle,
+}
+
+/// What `detach_tasks()` did.
+struct Detached {
+    moved: u32,
+    /// Some task could not move here because of its affinity (`LBF_SOME_PINNED`).
+    some_pinned: bool,
+    /// Imbalance was left over (`env.imbalance > 0`).
+    short: bool,
 }
 
 /// How much to move, as `calculate_imbalance()` decides.
@@ -194,6 +209,14 @@ impl Simulator {
         self.load_balance(cpu, level, idle)
     }
 
+    /// The parent domain's group holding `cpu`, as the key of its `sgc->imbalance`
+    /// (`sd_parent->groups->sgc`), or `None` at the top level.
+    fn parent_group_key(&self, cpu: CpuId, level: usize) -> Option<(usize, u32)> {
+        let parent = self.domains.of(cpu).get(level + 1)?;
+        let group = parent.groups.iter().find(|group| group.contains(cpu))?;
+        Some((level + 1, group.first()?.0))
+    }
+
     /// `load_balance()` at one domain level. Returns true when a task moved.
     fn load_balance(&mut self, this_cpu: CpuId, level: usize, idle: IdleType) -> bool {
         let this_idx = this_cpu.0 as usize;
@@ -205,8 +228,13 @@ impl Simulator {
             }
         };
         let Some((busiest_idx, imbalance)) = found else {
-            // Balanced: the kernel resets the failure count.
+            // Balanced (`out_balanced`): the kernel resets the failure count, and
+            // the parent's group is no longer imbalanced: other tasks had their
+            // chance to fix it.
             self.cpus[this_idx].balance_failed[level] = 0;
+            if let Some(key) = self.parent_group_key(this_cpu, level) {
+                self.sg_imbalance.remove(&key);
+            }
             return false;
         };
         let group = &sd.groups[busiest_idx];
@@ -227,7 +255,11 @@ impl Simulator {
             return false;
         };
         let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
-        let moved = self.detach_and_attach(
+        let Detached {
+            moved,
+            some_pinned,
+            short,
+        } = self.detach_and_attach(
             this_cpu,
             src,
             imbalance,
@@ -236,6 +268,14 @@ impl Simulator {
             cache_nice_tries,
             idle,
         );
+        // "We failed to reach balance because of affinity": the parent's group is
+        // imbalanced, so the level above moves a task out of it whatever its
+        // averages say.
+        if some_pinned && short {
+            if let Some(key) = self.parent_group_key(this_cpu, level) {
+                self.sg_imbalance.insert(key);
+            }
+        }
         let counter = &mut self.cpus[this_idx].balance_failed[level];
         if moved > 0 {
             *counter = 0;
@@ -258,7 +298,7 @@ impl Simulator {
         level_tag: crate::trace::LevelTag,
         cache_nice_tries: u32,
         idle: IdleType,
-    ) -> u32 {
+    ) -> Detached {
         let mut candidates: Vec<TaskId> = self.rqs[src.0 as usize]
             .queued
             .iter()
@@ -268,6 +308,7 @@ impl Simulator {
         let failed = self.cpus[this_cpu.0 as usize].balance_failed[level];
         let may_move_hot = failed > cache_nice_tries;
         let mut moved = 0u32;
+        let mut some_pinned = false;
         let mut left = imbalance;
         for (looked, task_id) in candidates.into_iter().enumerate() {
             let done = match left {
@@ -281,7 +322,12 @@ impl Simulator {
                 break;
             }
             let task = &self.tasks[task_id.0 as usize];
-            if task.state != TaskState::Queued(src) || !task.affinity.contains(this_cpu) {
+            if task.state != TaskState::Queued(src) {
+                continue;
+            }
+            if !task.affinity.contains(this_cpu) {
+                // can_migrate_task(): LBF_SOME_PINNED.
+                some_pinned = true;
                 continue;
             }
             if !may_move_hot && self.task_hot(task_id, this_cpu) {
@@ -306,19 +352,31 @@ impl Simulator {
             self.move_queued_task(idle != IdleType::NewlyIdle, task_id, src, this_cpu, reason);
             moved += 1;
         }
-        moved
+        let short = match left {
+            Imbalance::Tasks(count) => count > 0,
+            Imbalance::Load(load) => load > 0,
+        };
+        Detached {
+            moved,
+            some_pinned,
+            short,
+        }
     }
 
     /// The domain's groups' statistics: the local one, and each other with its index.
     fn domain_group_stats(
         &self,
         sd: &SchedDomain,
+        level: usize,
         this_cpu: CpuId,
     ) -> (Option<GroupStats>, Vec<(usize, GroupStats)>) {
         let mut local = None;
         let mut others = Vec::with_capacity(sd.groups.len());
         for (group_idx, group) in sd.groups.iter().enumerate() {
-            let stats = self.group_stats(group);
+            let mut stats = self.group_stats(group);
+            stats.imbalanced = group
+                .first()
+                .is_some_and(|first| self.sg_imbalance.contains(&(level, first.0)));
             if group.contains(this_cpu) {
                 local = Some(stats);
             } else {
@@ -337,7 +395,7 @@ impl Simulator {
         level: usize,
     ) -> Option<(usize, Imbalance)> {
         let pct = sd.imbalance_pct;
-        let (local, others) = self.domain_group_stats(sd, this_cpu);
+        let (local, others) = self.domain_group_stats(sd, level, this_cpu);
         let local = local?;
         let local_has_capacity = local.has_capacity(pct);
         let prefer_sibling = self.prefer_sibling(this_cpu, level);
@@ -401,7 +459,7 @@ impl Simulator {
         level: usize,
     ) -> Option<(usize, Imbalance)> {
         let pct = sd.imbalance_pct;
-        let (local, others) = self.domain_group_stats(sd, this_cpu);
+        let (local, others) = self.domain_group_stats(sd, level, this_cpu);
         let local = local?;
         // update_sd_pick_busiest(): the highest type; then the highest load (busy
         // groups), or the fewest idle CPUs and the most tasks (spare capacity).
@@ -423,6 +481,11 @@ impl Simulator {
             })
             .copied()?;
         let (local_type, busiest_type) = (local.group_type(pct), busiest.group_type(pct));
+        if busiest_type == GroupType::Imbalanced {
+            // "If the busiest group is imbalanced the below checks don't work":
+            // force_balance, and calculate_imbalance() moves any one task.
+            return Some((busiest_idx, Imbalance::Tasks(1)));
+        }
         let domain_avg = {
             let load: u64 = local.load + others.iter().map(|(_, stats)| stats.load).sum::<u64>();
             let weight: u32 =

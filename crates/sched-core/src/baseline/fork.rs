@@ -212,6 +212,12 @@ impl Simulator {
             return IdlestGroup::Other(idlest_group.clone());
         }
         match local_type {
+            GroupType::Imbalanced => {
+                // "Those types are not used in the slow wakeup path": stay local
+                // (never reached: fork placement does not classify imbalanced groups).
+                self.explain_choice(sd, None, || "the local group is imbalanced".to_string());
+                IdlestGroup::Local(None)
+            }
             GroupType::Overloaded | GroupType::FullyBusy => {
                 // Only move when the remote group is clearly less loaded.
                 let imbalance = 1024 * (pct as u64 - 100) / 100;
@@ -525,6 +531,7 @@ fn group_type_name(group_type: GroupType) -> &'static str {
     match group_type {
         GroupType::HasSpare => "has_spare",
         GroupType::FullyBusy => "fully_busy",
+        GroupType::Imbalanced => "imbalanced",
         GroupType::Overloaded => "overloaded",
     }
 }
@@ -536,6 +543,8 @@ fn idlest_is_better(candidate: &GroupStats, best: &GroupStats, pct: u32) -> bool
         return candidate_type < best_type;
     }
     match candidate_type {
+        // Imbalanced is not classified on this path (see `GroupStats::imbalanced`).
+        GroupType::Imbalanced => false,
         GroupType::Overloaded | GroupType::FullyBusy => candidate.avg_load() < best.avg_load(),
         GroupType::HasSpare => {
             candidate.idle_cpus > best.idle_cpus

@@ -22,15 +22,22 @@ pub struct GroupStats {
     pub runnable: f64,
     /// CPUs in the group (its capacity is `weight * 1024`).
     pub weight: u32,
+    /// `sg_imbalanced()`: the group's `sgc->imbalance` flag is set. Load balancing
+    /// fills it in; fork placement leaves it false (simplification: 5.5+'s
+    /// `update_sg_wakeup_stats()` classifies it too).
+    pub imbalanced: bool,
 }
 
 /// `group_type`, least busy first: the order both `find_idlest_group` and
-/// `find_busiest_group` compare. (Misfit, asym packing and imbalanced groups are
-/// not modelled.)
+/// `find_busiest_group` compare. (Misfit and asym packing are not modelled;
+/// `Imbalanced` is only classified by load balancing, see `GroupStats::imbalanced`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GroupType {
     HasSpare,
     FullyBusy,
+    /// `group_imbalanced`: a balance inside the group failed because of CPU
+    /// affinity (`sg_imbalanced()`).
+    Imbalanced,
     Overloaded,
 }
 
@@ -66,6 +73,8 @@ impl GroupStats {
     pub fn group_type(&self, imbalance_pct: u32) -> GroupType {
         if self.is_overloaded(imbalance_pct) {
             GroupType::Overloaded
+        } else if self.imbalanced {
+            GroupType::Imbalanced
         } else if !self.has_capacity(imbalance_pct) {
             GroupType::FullyBusy
         } else {
@@ -113,7 +122,21 @@ mod tests {
             util: util_each * weight as f64,
             runnable: util_each * nr as f64,
             weight,
+            imbalanced: false,
         }
+    }
+
+    #[test]
+    fn an_imbalanced_group_ranks_above_busy_and_below_overloaded() {
+        let mut spare = stats(2, 4, 300.0);
+        assert_eq!(spare.group_type(117), GroupType::HasSpare);
+        spare.imbalanced = true;
+        assert_eq!(spare.group_type(117), GroupType::Imbalanced);
+        let mut overloaded = stats(6, 4, 1000.0);
+        overloaded.imbalanced = true;
+        assert_eq!(overloaded.group_type(117), GroupType::Overloaded);
+        assert!(GroupType::FullyBusy < GroupType::Imbalanced);
+        assert!(GroupType::Imbalanced < GroupType::Overloaded);
     }
 
     #[test]

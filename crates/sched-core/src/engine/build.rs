@@ -199,8 +199,21 @@ impl Simulator {
                 );
             }
         }
-        for (idx, task) in tasks.iter().enumerate() {
-            if task.start_at != SimTime::MAX {
+        // The machine's kthreads exist before the run starts: each begins asleep on
+        // its CPU, its first timer due after an exponential residual of its interval
+        // (the phase of a machine that has been up for a while), drawn from a stream
+        // of its own so the workloads' draws do not depend on the machine's size.
+        let mut phase_rng = SimRng::new(scenario.seed ^ 0x6b77_6f72_6b65_7273);
+        let first_timer = crate::behaviour::Dist::Exponential {
+            mean_us: scenario.background.kthread_interval_us,
+        };
+        for (idx, task) in tasks.iter_mut().enumerate() {
+            if workloads[task.group as usize].background {
+                task.state = TaskState::Sleeping;
+                task.cpu = task.affinity.first().unwrap_or(CpuId(0));
+                let at = SimTime(first_timer.sample_ns(&mut phase_rng));
+                queue.push(at, Event::TimerWake(TaskId(idx as u32)));
+            } else if task.start_at != SimTime::MAX {
                 queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
             }
         }
@@ -253,6 +266,7 @@ impl Simulator {
             overhead_pending: Vec::new(),
             online: CpuSet::full(n_cpus),
             parked: Vec::new(),
+            sg_imbalance: Default::default(),
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             shared_runq,

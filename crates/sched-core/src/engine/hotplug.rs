@@ -145,6 +145,8 @@ impl Simulator {
 
     fn rebuild_domains(&mut self) {
         self.domains = crate::domains::Domains::build_online(&self.topology, &self.online);
+        // New groups, new `sched_group_capacity`: no group starts imbalanced.
+        self.sg_imbalance.clear();
         // Per-level balance state follows the new number of levels.
         for (cpu_idx, state) in self.cpus.iter_mut().enumerate() {
             let levels = self.domains.per_cpu[cpu_idx].len();

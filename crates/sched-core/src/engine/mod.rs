@@ -196,6 +196,9 @@ pub struct Simulator {
     pub groups: Vec<TaskGroup>,
     pub(crate) pending_throttle: Vec<u32>,
     pub bandwidth: BandwidthStats,
+    /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
+    /// CPU): a balance one level down failed because of CPU affinity.
+    pub(crate) sg_imbalance: std::collections::BTreeSet<(usize, u32)>,
     /// The decision inspector's recorder (`explain.rs`): `None` except in the
     /// re-run of `Simulator::explain_record`.
     pub(crate) recorder: Option<Box<crate::explain::Recorder>>,
