@@ -420,6 +420,10 @@ fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
                     "name": format!("{} {}", record.kind.ftrace_name(), record.pid),
                     "args": {"payload": trace.payload(idx, sim), "reason": trace.reason_text(idx)}}));
             }
+            TraceKind::CpuFrequency => {
+                events.push(json!({"ph": "C", "pid": 1, "ts": us(record.time.as_ns()),
+                    "name": format!("cpu_frequency cpu {cpu}"), "args": {"MHz": record.arg0 / 1000}}));
+            }
             // A waking is followed by its wakeup; an exit by the switch away.
             TraceKind::SchedWaking | TraceKind::SchedProcessExit => {}
         }

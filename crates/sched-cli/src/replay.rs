@@ -235,6 +235,7 @@ fn resimulate(
         policy: Default::default(),
         knobs: Default::default(),
         costs: Default::default(),
+        power: Default::default(),
         background,
         hotplug: Vec::new(),
     };

@@ -101,6 +101,8 @@ impl BackgroundSpec {
                 start_us: 0,
                 record_latency: false,
                 footprint_kib: 0,
+                jitter: false,
+                uclamp_max: None,
                 // It starts asleep (`engine::build`): each wakeup runs, then sleeps.
                 program: vec![Op::Loop {
                     count: None,

@@ -861,6 +861,7 @@ mod tests {
             knobs: Default::default(),
             costs: Default::default(),
             background: Default::default(),
+            power: Default::default(),
             hotplug: Vec::new(),
         }
     }
@@ -890,6 +891,8 @@ mod tests {
                 start_us: 0,
                 record_latency: false,
                 footprint_kib: 0,
+                jitter: false,
+                uclamp_max: None,
                 program: vec![Op::Loop {
                     count: None,
                     body: vec![

@@ -107,10 +107,15 @@ pub enum SisVariant {
 /// `find_idlest_group()`: how fork placement compares groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum IdlestGroupVariant {
-    /// Before 5.5: by load (`runnable_load` / `avg_load`), staying local unless a
+    /// Before 4.10: by runnable load alone (`target_load()`), staying local unless a
     /// remote group is lighter by the imbalance margin.
     #[serde(rename = "load")]
     Load,
+    /// 4.10 to 5.4: by runnable load, and when two groups' runnable loads are within
+    /// the margin, by `avg_load`, which counts the blocked load of sleeping tasks
+    /// (`cfs_rq_load_avg()`), so a CPU whose tasks just went to sleep looks busy.
+    #[serde(rename = "load_blocked")]
+    LoadBlocked,
     /// 5.5+: by `group_type` (has spare, fully busy, overloaded), then idle CPUs.
     #[serde(rename = "group_type")]
     GroupType,
@@ -249,6 +254,8 @@ impl Features {
             recent_used_cpu: at_least(4, 16),
             find_idlest_group: if at_least(5, 5) {
                 IdlestGroupVariant::GroupType
+            } else if at_least(4, 10) {
+                IdlestGroupVariant::LoadBlocked
             } else {
                 IdlestGroupVariant::Load
             },
@@ -327,7 +334,8 @@ pub struct FeaturesSpec {
     /// Try the task's recently used CPU in `select_idle_sibling` (4.16+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recent_used_cpu: Option<bool>,
-    /// `find_idlest_group()`: "load" (before 5.5) or "group_type" (5.5+).
+    /// `find_idlest_group()`: "load" (before 4.10), "load_blocked" (4.10 to 5.4) or
+    /// "group_type" (5.5+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub find_idlest_group: Option<IdlestGroupVariant>,
     /// Fork placement's NUMA rule: "none", "5.5", "5.11", "5.18" or "6.0".
@@ -436,7 +444,8 @@ mod tests {
         let v52 = Features::of(KernelVersion::new(5, 2));
         assert!(v52.sis_prop && v52.recent_used_cpu);
         assert_eq!(v52.load_balance, LoadBalanceVariant::Load);
-        assert_eq!(v52.find_idlest_group, IdlestGroupVariant::Load);
+        assert_eq!(v52.find_idlest_group, IdlestGroupVariant::LoadBlocked);
+        assert_eq!(v46.find_idlest_group, IdlestGroupVariant::Load);
         assert_eq!(v52.numa_balance_rule, NumaBalanceRule::None);
         let v518 = Features::of(KernelVersion::new(5, 18));
         assert_eq!(v518.numa_fork_rule, NumaForkRule::ImbNumaNr);

@@ -21,6 +21,7 @@ pub mod lock;
 pub mod metrics;
 pub mod pelt;
 pub mod policy;
+pub mod power;
 pub mod replay;
 pub mod rng;
 pub mod runqueue;

@@ -182,8 +182,12 @@ pub struct RunSummary {
     pub wakeups: u64,
     pub migrations: MigrationCounts,
     pub locks: Vec<crate::lock::LockStat>,
-    /// The preset's nominal frequency (no frequency model yet).
+    /// The clock averaged over busy CPU time: with the power model, as turbostat's
+    /// Bzy_MHz; without it, the fixed clock.
     pub avg_freq_mhz: f64,
+    /// The power model's figures, when it runs (`power.enabled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::power::PowerSummary>,
     pub cache_refill_ns: u64,
     pub sched_overhead_ns: u64,
     pub bandwidth: crate::bandwidth::BandwidthStats,

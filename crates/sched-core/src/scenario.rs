@@ -52,6 +52,9 @@ pub struct Scenario {
     /// The machine's per-CPU kernel threads (kworkers), on by default.
     #[serde(default)]
     pub background: BackgroundSpec,
+    /// The frequency and idle-state model (TurboSched's machine); off by default.
+    #[serde(default, skip_serializing_if = "is_default_power")]
+    pub power: crate::power::PowerSpec,
     /// CPU hotplug: CPUs taken offline or brought back at given times.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hotplug: Vec<HotplugSpec>,
@@ -100,10 +103,12 @@ pub struct PolicySpec {
     /// or "cpu_shr1_mod"; `skip_llc_balance` (default false).
     #[serde(default)]
     pub shared_runq: crate::policy::shared_runq::SharedRunqSpec,
+    #[serde(default)]
+    pub turbo_pack: crate::policy::turbo_pack::TurboPackSpec,
 }
 
 /// The policy switches, resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Policy {
     pub wake_affine: bool,
     pub newidle_balance: bool,
@@ -111,6 +116,7 @@ pub struct Policy {
     pub sis_scan: crate::policy::sis_scan::SisScanSpec,
     pub numa_affinity: crate::policy::numa_affinity::NumaAffinitySpec,
     pub shared_runq: crate::policy::shared_runq::SharedRunqSpec,
+    pub turbo_pack: crate::policy::turbo_pack::TurboPackSpec,
 }
 
 impl PolicySpec {
@@ -122,6 +128,7 @@ impl PolicySpec {
             sis_scan: self.sis_scan,
             numa_affinity: self.numa_affinity,
             shared_runq: self.shared_runq,
+            turbo_pack: self.turbo_pack,
         }
     }
 }
@@ -141,6 +148,10 @@ impl Default for Switch {
 
 fn yes() -> bool {
     true
+}
+
+fn is_default_power(power: &crate::power::PowerSpec) -> bool {
+    *power == crate::power::PowerSpec::default()
 }
 
 /// A problem in a scenario: the field's dotted path and what is wrong with it.
@@ -232,6 +243,12 @@ impl Scenario {
                 None
             }
         };
+        for (path, message) in self.policy.turbo_pack.check() {
+            errors.push(ScenarioError {
+                path: format!("policy.turbo_pack.{path}"),
+                message,
+            });
+        }
         if let Err(message) = self.kernel_version() {
             errors.push(ScenarioError {
                 path: "kernel".into(),
@@ -246,6 +263,13 @@ impl Scenario {
         }
         if let Some(topology) = &topology {
             errors.extend(self.check_hotplug(topology.n_cpus()));
+            let nominal = crate::topology::nominal_mhz(&topology.shape.name);
+            for (path, message) in self.power.check(nominal, &topology.shape.name) {
+                errors.push(ScenarioError {
+                    path: format!("power.{path}"),
+                    message,
+                });
+            }
         }
         if self.duration_ms == 0 {
             errors.push(ScenarioError {

@@ -123,6 +123,10 @@ pub struct Task {
     pub footprint_kib: u64,
     /// TurboSched's "jitter" class (short bursts that may be packed).
     pub jitter: bool,
+    /// When it was forked (its load starts at its full weight then, and decays).
+    pub forked_at: Option<crate::time::SimTime>,
+    /// `uclamp_max`, if set (TurboSched v3 classes `<= 1` as jitter).
+    pub uclamp_max: Option<u32>,
     /// Its current run is memory-bound (shares memory bandwidth).
     pub run_memory_bound: bool,
     /// Its cgroup (index into the simulator's task groups), if any.

@@ -30,6 +30,9 @@ pub enum TraceKind {
     ShardPop = 10,
     /// The model's own: a CPU about to go idle pulled a task from a shard.
     ShardPull = 11,
+    /// The power model changed a CPU's frequency (`arg0`, in kHz as the kernel's
+    /// `cpu_frequency` event gives it).
+    CpuFrequency = 12,
 }
 
 impl TraceKind {
@@ -47,6 +50,7 @@ impl TraceKind {
             TraceKind::ShardPush => "schedlab_shard_push",
             TraceKind::ShardPop => "schedlab_shard_pop",
             TraceKind::ShardPull => "schedlab_shard_pull",
+            TraceKind::CpuFrequency => "cpu_frequency",
         }
     }
 }
@@ -175,6 +179,20 @@ pub enum Reason {
     },
     /// A CPU going idle pulled the task from shard `shard` of LLC `llc`; it was
     /// queued on CPU `src`.
+    /// TurboSched packed a waking jitter task onto a busy core.
+    TurboPack {
+        core: u32,
+        /// The core's utilisation, in percent of its SMT-aware capacity.
+        util_pct: u32,
+        domain: crate::policy::turbo_pack::TurboDomain,
+        domain_id: u32,
+    },
+    /// The power model re-derived a socket's turbo frequency.
+    FrequencyChange {
+        /// Cores of the socket not in deep idle.
+        not_deep: u32,
+        socket: u32,
+    },
     SharedRunqPull {
         shard: u32,
         llc: u32,
@@ -279,6 +297,18 @@ impl Reason {
             Reason::ShardPop { site } => format!(
                 "{}: pid {pid} leaves its shard on CPU {cpu}",
                 site.name()
+            ),
+            Reason::TurboPack {
+                core,
+                util_pct,
+                domain,
+                domain_id,
+            } => format!(
+                "TurboSched: jitter pid {pid} packed onto busy core {core} (util {util_pct} %) in {} {domain_id}, first fit: CPU {cpu}",
+                domain.name()
+            ),
+            Reason::FrequencyChange { not_deep, socket } => format!(
+                "socket {socket} has {not_deep} cores not in deep idle: its turbo table gives CPU {cpu} this frequency"
             ),
             Reason::SharedRunqPull { shard, llc, src } => format!(
                 "CPU {cpu} pulled pid {pid} from shard {shard} of LLC {llc} in newidle_balance (it waited on CPU {src})"
@@ -490,6 +520,7 @@ impl Trace {
                 record.arg0,
                 record.arg1
             ),
+            TraceKind::CpuFrequency => format!("state={} cpu_id={}", record.arg0, record.cpu),
             TraceKind::ShardPull => {
                 let src = match record.reason {
                     Reason::SharedRunqPull { src, .. } => src,

@@ -11,6 +11,7 @@ use sched_core::kernel::{
     WakeAffineVariant,
 };
 use sched_core::topology::TopologySpec;
+use sched_core::workload::WorkloadSpec;
 use std::path::PathBuf;
 
 fn check_golden(name: &str, actual: &str) {
@@ -154,9 +155,17 @@ fn variant_groups() -> Vec<VariantGroup> {
         VariantGroup {
             path: "find_idlest_group",
             must_differ: true,
+            // Three tasks that mostly sleep, then three forked 1 ms later: only the
+            // 4.10-5.4 form sees the sleepers' blocked load.
             scenario: no_background(scenario(
                 preset("teaching-numa"),
-                vec![run_sleep("w", 6, 800.0, 300.0)],
+                vec![run_sleep("s", 3, 100.0, 3_000.0), {
+                    let mut later = run_sleep("w", 3, 800.0, 300.0);
+                    if let WorkloadSpec::Tasks(spec) = &mut later {
+                        spec.tasks[0].start_us = 1_000;
+                    }
+                    later
+                }],
                 4,
                 5,
             )),
@@ -165,6 +174,13 @@ fn variant_groups() -> Vec<VariantGroup> {
                     "load",
                     FeaturesSpec {
                         find_idlest_group: Some(IdlestGroupVariant::Load),
+                        ..features()
+                    },
+                ),
+                (
+                    "load_blocked",
+                    FeaturesSpec {
+                        find_idlest_group: Some(IdlestGroupVariant::LoadBlocked),
                         ..features()
                     },
                 ),

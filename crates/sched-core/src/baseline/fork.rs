@@ -16,7 +16,7 @@ use crate::domains::{DomainLevel, SchedDomain};
 use crate::engine::Simulator;
 use crate::explain::{scan_step, DecisionKind, GroupRow, ScanKind, StepDetail};
 use crate::kernel::{IdlestGroupVariant, NumaForkRule};
-use crate::task::TaskId;
+use crate::task::{TaskId, TaskState};
 use crate::topology::CpuId;
 use crate::trace::Reason;
 
@@ -114,6 +114,111 @@ impl Simulator {
         (cpu, reason)
     }
 
+    /// Each CPU's blocked load: the load of the tasks that last ran there and now
+    /// sleep (`cfs_rq_load_avg()` minus the runnable part). A task's load is its
+    /// PELT average, or, just after its fork, what is left of the full weight the
+    /// kernel starts it with (`init_entity_runnable_average()`), decaying with the
+    /// same 32 ms half-life. Simplification: the kernel tracks it per entity as it
+    /// attaches and detaches; this recomputes it from the tasks.
+    fn blocked_load_per_cpu(&self) -> Vec<f64> {
+        let mut blocked = vec![0.0; self.rqs.len()];
+        let now = self.now();
+        for task in &self.tasks {
+            if !matches!(task.state, TaskState::Sleeping | TaskState::Blocked) {
+                continue;
+            }
+            let fresh = task.forked_at.map_or(0.0, |at| {
+                let elapsed = (now - at).as_ns() as f64;
+                1024.0 * libm::exp2(-elapsed / crate::pelt::PELT_HALF_LIFE_NS)
+            });
+            let load = task.pelt.peek(now, false).max(fresh) * task.weight as f64 / 1024.0;
+            blocked[task.cpu.0 as usize] += load;
+        }
+        blocked
+    }
+
+    /// `find_idlest_group()` of 4.10 to 5.4: the least runnable load, and among
+    /// groups within the imbalance margin of it, the least `avg_load` (blocked load
+    /// included); then stay local unless the idlest is clearly lighter.
+    fn find_idlest_group_blocked(
+        &self,
+        sd: &SchedDomain,
+        task_id: TaskId,
+        this_cpu: CpuId,
+    ) -> IdlestGroup {
+        let allowed = &self.tasks[task_id.0 as usize].affinity;
+        let pct = sd.imbalance_pct as f64;
+        let imbalance = 1024.0 * (pct - 100.0) / 100.0;
+        let imbalance_scale = 100.0 + (pct - 100.0) / 2.0;
+        let blocked = self.blocked_load_per_cpu();
+        let loads = |group: &CpuSet| {
+            let (mut runnable, mut avg) = (0.0, 0.0);
+            for cpu in group.iter() {
+                let weight = self.rqs[cpu.0 as usize].load_weight as f64;
+                runnable += weight;
+                avg += weight + blocked[cpu.0 as usize];
+            }
+            // Per unit of capacity (SCHED_CAPACITY_SCALE per CPU), as the kernel scales it.
+            let cpus = group.len().max(1) as f64;
+            (runnable / cpus, avg / cpus)
+        };
+        let mut this = None;
+        let mut idlest: Option<(f64, f64, &CpuSet)> = None;
+        for group in &sd.groups {
+            if !group.intersects(allowed) {
+                continue;
+            }
+            let (runnable, avg) = loads(group);
+            if group.contains(this_cpu) {
+                this = Some((runnable, avg));
+                continue;
+            }
+            idlest = match idlest {
+                None => Some((runnable, avg, group)),
+                // "The runnable load is significantly smaller": take it.
+                Some((min_runnable, _, _)) if min_runnable > runnable + imbalance => {
+                    Some((runnable, avg, group))
+                }
+                // "The runnable loads are close so take the blocked load into
+                // account through avg_load".
+                Some((min_runnable, min_avg, _))
+                    if runnable < min_runnable + imbalance
+                        && 100.0 * min_avg > imbalance_scale * avg =>
+                {
+                    Some((min_runnable, avg, group))
+                }
+                kept => kept,
+            };
+        }
+        let Some((min_runnable, min_avg, idlest_group)) = idlest else {
+            self.explain_choice(sd, None, || {
+                "no other group has a CPU the task may use".to_string()
+            });
+            return IdlestGroup::Local(None);
+        };
+        let Some((this_runnable, this_avg)) = this else {
+            self.explain_choice(sd, Some(idlest_group), || {
+                "the local group has no CPU the task may use".to_string()
+            });
+            return IdlestGroup::Other(idlest_group.clone());
+        };
+        let stay = (sd.flags.numa && min_runnable + imbalance >= this_runnable)
+            || min_runnable > this_runnable + imbalance
+            || (this_runnable < min_runnable + imbalance
+                && 100.0 * this_avg < imbalance_scale * min_avg);
+        self.explain_choice(sd, (!stay).then_some(idlest_group), move || {
+            format!(
+                "runnable load local {this_runnable:.0} vs idlest {min_runnable:.0} (margin {imbalance:.0}); with blocked load local {this_avg:.0} vs idlest {min_avg:.0} ({imbalance_scale:.0} %): {}",
+                if stay { "stay local" } else { "take the idlest" }
+            )
+        });
+        if stay {
+            IdlestGroup::Local(None)
+        } else {
+            IdlestGroup::Other(idlest_group.clone())
+        }
+    }
+
     /// `find_idlest_group()`: `Local` keeps the task in the group of `this_cpu`,
     /// `Other` names the idlest remote group.
     fn find_idlest_group(&self, sd: &SchedDomain, task_id: TaskId, this_cpu: CpuId) -> IdlestGroup {
@@ -122,6 +227,9 @@ impl Simulator {
         let mut local: Option<GroupStats> = None;
         let mut idlest: Option<(GroupStats, &CpuSet)> = None;
         let variant = self.features.find_idlest_group;
+        if variant == IdlestGroupVariant::LoadBlocked {
+            return self.find_idlest_group_blocked(sd, task_id, this_cpu);
+        }
         for group in &sd.groups {
             if !group.intersects(allowed) {
                 continue;
@@ -133,7 +241,9 @@ impl Simulator {
             }
             let better = match (&idlest, variant) {
                 (None, _) => true,
-                (Some((best, _)), IdlestGroupVariant::Load) => stats.avg_load() < best.avg_load(),
+                (Some((best, _)), IdlestGroupVariant::Load | IdlestGroupVariant::LoadBlocked) => {
+                    stats.avg_load() < best.avg_load()
+                }
                 (Some((best, _)), IdlestGroupVariant::GroupType) => {
                     idlest_is_better(&stats, best, pct)
                 }

@@ -48,6 +48,8 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
                 start_us: 0,
                 record_latency: false,
                 footprint_kib: 0,
+                jitter: false,
+                uclamp_max: None,
                 program: vec![Op::Loop { count: None, body }],
             }],
         })],
@@ -58,6 +60,7 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
             enabled: false,
             ..Default::default()
         },
+        power: Default::default(),
         hotplug: Vec::new(),
     }
 }

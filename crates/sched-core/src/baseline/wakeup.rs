@@ -129,8 +129,9 @@ impl Simulator {
                 waker_cpu: waker_cpu.0,
             });
         });
-        if let Some(packed) = self.turbo_pack_select(task_id, target) {
-            target = packed;
+        if let Some((packed, reason)) = self.turbo_pack_select(task_id, target) {
+            // TurboSched: a jitter task takes the busy core it was packed onto.
+            return (packed, reason);
         }
         let found = self.select_idle_sibling(task_id, prev, target, waker_cpu);
         (

@@ -129,6 +129,8 @@ impl Simulator {
                     refill_debt_ns: 0,
                     footprint_kib: plan.footprint_kib,
                     jitter: plan.jitter,
+                    uclamp_max: plan.uclamp_max,
+                    forked_at: None,
                     run_memory_bound: false,
                     cgroup: plan.cgroup.map(|group| group_base + group as u32),
                 });
@@ -229,6 +231,14 @@ impl Simulator {
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);
         let n_workloads = workloads.len();
+        let power = crate::power::PowerState::new(
+            scenario.power.enabled,
+            scenario.power.resolve(
+                crate::topology::nominal_mhz(&topology.shape.name),
+                &topology.shape.name,
+            ),
+            &topology,
+        );
         let shared_runq = crate::policy::shared_runq::SharedRunq::new(
             scenario.policy.shared_runq,
             &topology,
@@ -267,6 +277,7 @@ impl Simulator {
             online: CpuSet::full(n_cpus),
             parked: Vec::new(),
             sg_imbalance: Default::default(),
+            power,
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             shared_runq,

@@ -61,6 +61,12 @@ pub enum Event {
     Tick(CpuId),
     /// A cgroup's bandwidth period ends: refill its quota.
     BandwidthRefresh(u32),
+    /// A core that went idle has stayed idle for the deep state's residency
+    /// (`power`), unless `gen` is stale.
+    CoreDeepIdle {
+        core: u32,
+        gen: u64,
+    },
     /// A CPU goes offline (`online: false`) or comes back.
     Hotplug {
         cpu: CpuId,
@@ -199,6 +205,8 @@ pub struct Simulator {
     /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
     /// CPU): a balance one level down failed because of CPU affinity.
     pub(crate) sg_imbalance: std::collections::BTreeSet<(usize, u32)>,
+    /// The frequency and idle-state model (`power`); inert unless enabled.
+    pub power: crate::power::PowerState,
     /// The decision inspector's recorder (`explain.rs`): `None` except in the
     /// re-run of `Simulator::explain_record`.
     pub(crate) recorder: Option<Box<crate::explain::Recorder>>,
@@ -225,6 +233,11 @@ impl Simulator {
 
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// Queues a core's entry into deep idle (`power`).
+    pub(crate) fn queue_core_deep_idle(&mut self, core: u32, gen: u64, at: SimTime) {
+        self.queue.push(at, Event::CoreDeepIdle { core, gen });
     }
 
     /// Queues a sleeping task's timer wakeup at `at`.
@@ -279,6 +292,7 @@ impl Simulator {
             Event::Tick(cpu) => self.scheduler_tick(cpu),
             Event::BandwidthRefresh(group) => self.refresh_bandwidth(group),
             Event::Hotplug { cpu, online } => self.hotplug(cpu, online),
+            Event::CoreDeepIdle { core, gen } => self.core_deep_idle(core, gen),
             Event::End => {
                 self.finish();
                 return StepOutcome::Finished;

@@ -39,7 +39,7 @@ impl Simulator {
 
     /// Recomputes the speed of `cpu`'s core after its busy state changed.
     pub(crate) fn refresh_core_speed(&mut self, cpu: CpuId) {
-        self.turbo_core_busy_changed(cpu);
+        self.power_cpu_busy_changed(cpu);
         if self.topology.shape.threads_per_core < 2 {
             return;
         }
@@ -77,7 +77,7 @@ impl Simulator {
     /// The speed `cpu` runs at now, in permille: SMT sharing times its share of
     /// memory bandwidth (for a memory-bound burst).
     pub(crate) fn target_speed(&self, cpu: CpuId) -> u32 {
-        let mut speed = self.costs.frequency_permille as u64;
+        let mut speed = self.frequency_permille(cpu);
         if self.topology.shape.threads_per_core > 1 {
             let busy_siblings = self
                 .topology

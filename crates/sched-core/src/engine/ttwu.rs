@@ -10,6 +10,7 @@ use crate::trace::{Reason, TraceKind};
 
 impl Simulator {
     pub(crate) fn wake_up_new_task(&mut self, task_id: TaskId) {
+        self.tasks[task_id.0 as usize].forked_at = Some(self.now);
         // Forked from its thread-group leader's CPU, or from the first CPU it may use.
         let parent_cpu = match self.fork_parent[task_id.0 as usize] {
             Some(leader) if self.tasks[leader.0 as usize].state != TaskState::Unborn => {
@@ -212,7 +213,7 @@ impl Simulator {
             let state = &mut self.cpus[cpu.0 as usize];
             if !state.leaving_idle && !state.need_resched {
                 state.leaving_idle = true;
-                let at = self.now + SimTime(self.costs.idle_exit_latency_ns);
+                let at = self.now + SimTime(self.idle_exit_latency_ns(cpu));
                 self.queue.push(at, Event::IdleExit(cpu));
             }
             return;

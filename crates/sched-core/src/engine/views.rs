@@ -104,6 +104,13 @@ impl Simulator {
                 value: 0.0,
             });
         let busy: u64 = self.busy_ns().iter().sum();
+        let power = self.power.enabled.then(|| {
+            let mut power = self.power.clone();
+            for socket in 0..power.socket_mhz.len() {
+                power.account(socket, self.now);
+            }
+            power.summary(self.now.as_ns())
+        });
         let capacity = self.now.as_ns() as f64 * self.topology.n_cpus() as f64;
         RunSummary {
             scenario: scenario_name.to_string(),
@@ -140,7 +147,10 @@ impl Simulator {
             } else {
                 vec![self.rq_lock_stat.clone()]
             },
-            avg_freq_mhz: self.costs.frequency_mhz as f64,
+            avg_freq_mhz: power
+                .as_ref()
+                .map_or(self.costs.frequency_mhz as f64, |power| power.avg_freq_mhz),
+            power,
             cache_refill_ns: self.metrics.cache_refill_ns,
             sched_overhead_ns: self.metrics.sched_overhead_ns,
             bandwidth: self.bandwidth.clone(),

@@ -239,6 +239,8 @@ pub fn derive_workload(parsed: &ParsedTrace) -> DerivedWorkload {
             start_us: task.start_ns.saturating_sub(first) / 1000,
             record_latency: true,
             footprint_kib: 0,
+            jitter: false,
+            uclamp_max: None,
             program: task.ops,
         });
     }

@@ -21,7 +21,7 @@ pub use netperf::{NetperfMode, NetperfSpec, TbenchSpec};
 pub use schbench::SchbenchSpec;
 pub use stream::{StreamSpec, STREAM_THREAD_BYTES_PER_US};
 pub use tasks::{TaskTemplate, TasksSpec};
-pub use turbo_bench::TurboBenchSpec;
+pub use turbo_bench::{JitterClass, TurboBenchSpec};
 
 use crate::behaviour::{ChannelNames, Dist, Op, Program};
 use schemars::JsonSchema;
@@ -47,7 +47,7 @@ pub enum WorkloadSpec {
     /// STREAM: threads pinned by a CPU list, memory-bandwidth bound, running Copy,
     /// Scale, Add and Triad with a barrier after each.
     Stream(StreamSpec),
-    /// turbo_bench: N CPU-bound tasks and 2N short "jitter" tasks.
+    /// turbo_bench: N CPU-bound threads and (by default) N short "jitter" threads.
     TurboBench(TurboBenchSpec),
     /// A cgroup tree (`depth` levels of `width` children) whose every leaf runs a
     /// schbench under a CFS bandwidth quota: together the leaves may use
@@ -71,6 +71,8 @@ pub struct TaskPlan {
     pub footprint_kib: u64,
     /// TurboSched's "jitter" class: short, unimportant bursts.
     pub jitter: bool,
+    /// `uclamp_max` set with `sched_setattr` (TurboSched v3 classes `<= 1` as jitter).
+    pub uclamp_max: Option<u32>,
     /// Index of its cgroup in the expansion's `groups`.
     pub cgroup: Option<usize>,
     /// A spawn pool of the expansion: the task is not forked at `start_us` but
@@ -162,6 +164,7 @@ fn plan(comm: &str, program: usize, leader: usize, footprint_kib: u64) -> TaskPl
         leader,
         footprint_kib,
         jitter: false,
+        uclamp_max: None,
         cgroup: None,
         pool: None,
     }

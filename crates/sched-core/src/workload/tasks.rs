@@ -46,6 +46,14 @@ pub struct TaskTemplate {
     #[serde(default)]
     #[schemars(range(max = 1048576))]
     pub footprint_kib: u64,
+    /// TurboSched's jitter class, as `sched_setattr` sets it (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub jitter: bool,
+    /// `uclamp_max` (0-1024), as `sched_setattr` sets it; TurboSched v3 classes
+    /// tasks with `uclamp_max <= 1` as jitter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1024))]
+    pub uclamp_max: Option<u32>,
     pub program: Vec<Op>,
 }
 
@@ -98,6 +106,8 @@ impl TasksSpec {
             template.cpus = task.cpus.clone();
             template.start_us = task.start_us;
             template.record_latency = task.record_latency;
+            template.jitter = task.jitter;
+            template.uclamp_max = task.uclamp_max;
             expansion.spawn(task.count, template);
         }
         expansion

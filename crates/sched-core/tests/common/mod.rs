@@ -36,6 +36,7 @@ pub fn scenario(
         knobs: KnobsSpec::default(),
         costs: CostsSpec::default(),
         background: Default::default(),
+        power: Default::default(),
         hotplug: Vec::new(),
     }
 }
@@ -151,8 +152,10 @@ pub fn stream(threads: u32, cpus: Option<String>) -> WorkloadSpec {
 pub fn turbo_bench(cpu_bound: u32) -> WorkloadSpec {
     WorkloadSpec::TurboBench(sched_core::workload::TurboBenchSpec {
         cpu_bound,
+        jitter_tasks: None,
         jitter_run_us: 200.0,
-        jitter_sleep_us: 2000.0,
+        jitter_period_us: 2000.0,
+        classify: Default::default(),
     })
 }
 
@@ -202,6 +205,8 @@ pub fn tasks(
             start_us: 0,
             record_latency: true,
             footprint_kib,
+            jitter: false,
+            uclamp_max: None,
             program,
         }],
     })
