@@ -190,13 +190,15 @@ impl SimHandle {
     /// The task list (one-off): pid, comm, workload group and the CPUs the task
     /// may run on when it starts (`cpus`, a list of CPU numbers).
     pub fn tasks_json(&self) -> String {
+        let first_pid = self.sim.tasks.first().map_or(0, |task| task.pid.0);
         let tasks: Vec<_> = self
             .sim
             .tasks
             .iter()
             .map(|task| {
                 let cpus: Vec<u32> = task.affinity.iter().map(|cpu| cpu.0).collect();
-                json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group, "cpus": cpus })
+                json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group, "cpus": cpus,
+                        "jitter": self.sim.is_jitter(sched_core::task::TaskId(task.pid.0 - first_pid)) })
             })
             .collect();
         let workloads: Vec<_> = self
@@ -244,6 +246,61 @@ impl SimHandle {
         let decision = Simulator::explain_record(&self.scenario, record_index.max(0.0) as u64)
             .map_err(|message| JsValue::from_str(&message))?;
         Ok(serde_json::to_string(&decision).expect("a decision serialises"))
+    }
+
+    /// The power model (one-off): `{enabled, cores_per_socket, budget_w_by_socket,
+    /// turbo_mhz_by_active_cores, nominal_mhz, shallow, deep}` (the idle states' names,
+    /// exit latencies and residencies); `{enabled: false}` when it does not run.
+    pub fn power_json(&self) -> String {
+        let power = &self.sim.power;
+        if !power.enabled {
+            return json!({ "enabled": false }).to_string();
+        }
+        let figures = &power.figures;
+        let cores = power.socket_cores.first().copied().unwrap_or(1);
+        let table: Vec<u32> = (1..=cores)
+            .map(|active| figures.turbo_mhz(active, cores))
+            .collect();
+        let budgets: Vec<f64> = power
+            .socket_cores
+            .iter()
+            .map(|cores| figures.budget_w(*cores))
+            .collect();
+        json!({
+            "enabled": true,
+            "nominal_mhz": figures.nominal_mhz,
+            "cores_per_socket": power.socket_cores,
+            "budget_w_by_socket": budgets,
+            "turbo_mhz_by_active_cores": table,
+            "shallow": figures.shallow,
+            "deep": figures.deep,
+        })
+        .to_string()
+    }
+
+    /// The power model's state now: per core its idle state (0 active, 1 shallow
+    /// idle, 2 deep idle), then per socket its frequency in MHz and its power draw in
+    /// watts: `[core0, core1, ..., mhz0, watts0, mhz1, watts1, ...]`. Empty when the
+    /// model does not run.
+    pub fn frame_power(&self) -> Vec<f64> {
+        let power = &self.sim.power;
+        if !power.enabled {
+            return Vec::new();
+        }
+        let mut out: Vec<f64> = power
+            .core_idle
+            .iter()
+            .map(|state| match state {
+                sched_core::power::CoreIdle::Active => 0.0,
+                sched_core::power::CoreIdle::Shallow => 1.0,
+                sched_core::power::CoreIdle::Deep => 2.0,
+            })
+            .collect();
+        for socket in 0..power.socket_mhz.len() {
+            out.push(power.socket_mhz[socket] as f64);
+            out.push(power.socket_power_w(socket));
+        }
+        out
     }
 
     /// SHARED_RUNQ's shards (one-off): a JSON array, one entry per shard, of
