@@ -317,6 +317,21 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
         summary.cache_refill_ns as f64 / 1e6,
         summary.sched_overhead_ns as f64 / 1e6
     );
+    if let Some(power) = &summary.power {
+        let watts: Vec<String> = power
+            .avg_power_w_by_socket
+            .iter()
+            .zip(&power.budget_w_by_socket)
+            .map(|(used, budget)| format!("{used:.0} of {budget:.0} W"))
+            .collect();
+        println!(
+            "frequency: {:.0} MHz on average while busy; {:.1} cores in deep idle on average; power per socket {}; {} frequency changes",
+            power.avg_freq_mhz,
+            power.avg_deep_idle_cores,
+            watts.join(", "),
+            power.frequency_changes
+        );
+    }
     if !sim.groups.is_empty() {
         println!(
             "cfs bandwidth: {} cgroups, {} throttles, {} unthrottles, {} task-group visits by tree walks",
