@@ -103,6 +103,11 @@ pub struct PolicySpec {
     /// or "cpu_shr1_mod"; `skip_llc_balance` (default false).
     #[serde(default)]
     pub shared_runq: crate::policy::shared_runq::SharedRunqSpec,
+    /// Seed 003: TurboSched (5.2) packs a waking jitter task (its jitter attribute,
+    /// or `uclamp_max` <= 1) onto the first busy core of its domain that has room,
+    /// so idle cores stay in deep idle and busy ones keep turbo (needs
+    /// `power.enabled` to show). `enabled` (default false); `busy_threshold_pct`
+    /// (default 12.5); `domain`: "llc", "socket" or "node" (default "node").
     #[serde(default)]
     pub turbo_pack: crate::policy::turbo_pack::TurboPackSpec,
 }

@@ -67,6 +67,7 @@ export interface PolicyGroup {
 const SERIES: Readonly<Record<string, { readonly title: string; readonly kernel: string }>> = {
   '000': { title: 'SHARED_RUNQ', kernel: '6.5' },
   '001': { title: 'select_idle_sibling idle-thread scan', kernel: '4.6' },
+  '003': { title: 'TurboSched task packing', kernel: '5.2' },
   '004': { title: 'NUMA affinity at fork', kernel: '5.18' },
 };
 
