@@ -73,7 +73,7 @@ describe('determinism across native and WebAssembly', () => {
     expect(existsSync(cli)).toBe(true);
   }, 900_000);
 
-  for (const scenario of ['teaching-small', 'sis-schbench-t19']) {
+  for (const scenario of ['teaching-small', 'sis-schbench-t19', 'turbo-bench-power9-pack']) {
     it(`${scenario}: same hash twice in wasm, and the same as native`, () => {
       const first = wasmHash(scenario);
       expect(wasmHash(scenario)).toBe(first);
