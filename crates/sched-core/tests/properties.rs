@@ -48,9 +48,13 @@ proptest! {
         newidle in any::<bool>(),
         hotplug in prop::collection::vec((0.0f64..40.0, 0u32..8, any::<bool>()), 0..6),
         shared_runq in (0u8..3, 0u32..8, any::<bool>(), any::<bool>()),
+        power in any::<bool>(),
+        turbo_pack in any::<bool>(),
     ) {
         let mut scenario = scenario(preset(PRESETS[preset_idx]), workloads, 40, seed);
         scenario.policy.newidle_balance.enabled = newidle;
+        scenario.power.enabled = power;
+        scenario.policy.turbo_pack.enabled = turbo_pack;
         let (mode, shard_size, shifted, skip_llc_balance) = shared_runq;
         scenario.policy.shared_runq = SharedRunqSpec {
             mode: [SharedRunqMode::Off, SharedRunqMode::Wakeups, SharedRunqMode::All]

@@ -315,6 +315,71 @@ impl Simulator {
                 }
             }
         }
+        self.check_power_invariants()
+    }
+
+    /// With the power model on: a core is active exactly when one of its threads
+    /// runs a task, each socket's state counts add up to its cores, its busy-CPU
+    /// count matches, and its frequency is its turbo table's entry for its cores not
+    /// in deep idle.
+    fn check_power_invariants(&self) -> Result<(), String> {
+        use crate::power::CoreIdle;
+        let power = &self.power;
+        if !power.enabled {
+            return Ok(());
+        }
+        let n_sockets = power.socket_mhz.len();
+        let (mut active, mut shallow, mut deep, mut busy) = (
+            vec![0u32; n_sockets],
+            vec![0u32; n_sockets],
+            vec![0u32; n_sockets],
+            vec![0u32; n_sockets],
+        );
+        for (core_idx, cpus) in self.topology.core_cpus.iter().enumerate() {
+            let Some(first) = cpus.first() else { continue };
+            let socket = self.topology.info(first).socket.0 as usize;
+            let running = cpus
+                .iter()
+                .filter(|cpu| self.rqs[cpu.0 as usize].curr.is_some())
+                .count() as u32;
+            busy[socket] += running;
+            let state = power.core_idle[core_idx];
+            if (state == CoreIdle::Active) != (running > 0) {
+                return Err(format!(
+                    "core {core_idx} is {state:?} with {running} threads running"
+                ));
+            }
+            match state {
+                CoreIdle::Active => active[socket] += 1,
+                CoreIdle::Shallow => shallow[socket] += 1,
+                CoreIdle::Deep => deep[socket] += 1,
+            }
+        }
+        for socket in 0..n_sockets {
+            if (active[socket], shallow[socket], deep[socket])
+                != (
+                    power.socket_active[socket],
+                    power.socket_shallow[socket],
+                    power.socket_deep[socket],
+                )
+            {
+                return Err(format!("socket {socket}: core state counts disagree"));
+            }
+            if busy[socket] != power.socket_busy_cpus[socket] {
+                return Err(format!(
+                    "socket {socket}: {} busy CPUs counted, {} running",
+                    power.socket_busy_cpus[socket], busy[socket]
+                ));
+            }
+            let cores = power.socket_cores[socket];
+            let expected = power.figures.turbo_mhz(cores - deep[socket], cores);
+            if power.socket_mhz[socket] != expected {
+                return Err(format!(
+                    "socket {socket} at {} MHz, its table says {expected}",
+                    power.socket_mhz[socket]
+                ));
+            }
+        }
         Ok(())
     }
 }
