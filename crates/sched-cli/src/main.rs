@@ -481,6 +481,24 @@ fn list() {
         println!("  {:<16} {}", preset.name, preset.summary);
     }
     println!();
+    println!("Power model per preset (with power.enabled; illustrative, see docs/policies/turbosched.md):");
+    for preset in PRESETS {
+        let nominal = sched_core::topology::nominal_mhz(preset.name);
+        let figures = sched_core::power::power_figures(preset.name, nominal);
+        println!(
+            "  {:<16} nominal {} MHz, turbo {} MHz (one core) to {} MHz (all cores); shallow {} ({} us exit), deep {} ({} us exit, {} us residency)",
+            preset.name,
+            nominal,
+            figures.turbo_one_core_mhz,
+            figures.turbo_all_cores_mhz,
+            figures.shallow.name,
+            figures.shallow.exit_latency_ns / 1000,
+            figures.deep.name,
+            figures.deep.exit_latency_ns / 1000,
+            figures.deep.target_residency_ns / 1000
+        );
+    }
+    println!();
     println!("Scenarios ({}):", scenarios_dir().display());
     let mut entries: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
         .map(|dir| {
