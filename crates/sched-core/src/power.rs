@@ -97,6 +97,17 @@ pub struct IdleStateFigures {
     pub target_residency_ns: u64,
 }
 
+impl IdleStateFigures {
+    /// A state from its exit latency and target residency in microseconds.
+    const fn new(name: &'static str, exit_latency_us: u64, target_residency_us: u64) -> Self {
+        IdleStateFigures {
+            name,
+            exit_latency_ns: exit_latency_us * 1_000,
+            target_residency_ns: target_residency_us * 1_000,
+        }
+    }
+}
+
 /// A machine's frequency and power figures (illustrative; see the module comment).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PowerFigures {
@@ -161,26 +172,10 @@ impl PowerFigures {
 /// illustrative: `docs/policies/turbosched.md` has the sources.
 pub fn power_figures(preset: &str, nominal_mhz: u32) -> PowerFigures {
     // (one-core turbo, all-core turbo, step, core W at nominal, shallow, deep)
-    let intel_c1e = IdleStateFigures {
-        name: "C1E",
-        exit_latency_ns: 10_000,
-        target_residency_ns: 20_000,
-    };
-    let intel_c6 = IdleStateFigures {
-        name: "C6",
-        exit_latency_ns: 133_000,
-        target_residency_ns: 600_000,
-    };
-    let amd_c1 = IdleStateFigures {
-        name: "C1",
-        exit_latency_ns: 1_000,
-        target_residency_ns: 2_000,
-    };
-    let amd_c2 = IdleStateFigures {
-        name: "C2 (CC6)",
-        exit_latency_ns: 100_000,
-        target_residency_ns: 800_000,
-    };
+    let intel_c1e = IdleStateFigures::new("C1E", 10, 20);
+    let intel_c6 = IdleStateFigures::new("C6", 133, 600);
+    let amd_c1 = IdleStateFigures::new("C1", 1, 2);
+    let amd_c2 = IdleStateFigures::new("C2 (CC6)", 100, 800);
     let (one, all, step, core_w, shallow, deep) = match preset {
         // OPAL's POWER9 table: stop2 (10 us exit, 100 us residency) is the deepest
         // state that keeps the core powered; stop4 (100 us, 10 ms) power-gates it.
@@ -189,16 +184,8 @@ pub fn power_figures(preset: &str, nominal_mhz: u32) -> PowerFigures {
             3200,
             25,
             9.0,
-            IdleStateFigures {
-                name: "stop2",
-                exit_latency_ns: 10_000,
-                target_residency_ns: 100_000,
-            },
-            IdleStateFigures {
-                name: "stop4",
-                exit_latency_ns: 100_000,
-                target_residency_ns: 10_000_000,
-            },
+            IdleStateFigures::new("stop2", 10, 100),
+            IdleStateFigures::new("stop4", 100, 10_000),
         ),
         // Xeon E5-2630 v4 class (Broadwell-EP, 10 cores, 85 W): 2.2 / 2.4 / 3.1 GHz.
         "xeon-2s10c" => (3100, 2400, 100, 7.0, intel_c1e, intel_c6),
