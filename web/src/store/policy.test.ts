@@ -35,16 +35,18 @@ describe('policy controls from the scenario schema', () => {
     expect(groups.map((group) => [group.id, group.title, group.kernel])).toEqual([
       ['baseline', 'Baseline paths', undefined],
       ['seed-001', 'select_idle_sibling idle-thread scan', '4.6'],
+      ['seed-003', 'TurboSched task packing', '5.2'],
       ['seed-004', 'NUMA affinity at fork', '5.18'],
       ['seed-000', 'SHARED_RUNQ', '6.5'],
     ]);
     expect(groups.map((group) => group.controls.map((entry) => entry.label))).toEqual([
       ['newidle_balance.enabled', 'periodic_balance.enabled', 'wake_affine.enabled'],
       ['sis_scan.enabled', 'sis_scan.gate'],
+      ['turbo_pack.enabled', 'turbo_pack.busy_threshold_pct', 'turbo_pack.domain'],
       ['numa_affinity.enabled', 'numa_affinity.check'],
       ['shared_runq.mode', 'shared_runq.shard_index', 'shared_runq.shard_size', 'shared_runq.skip_llc_balance'],
     ]);
-    expect(groups[3]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
+    expect(groups[4]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
   });
 
   it('maps booleans to switches, enums to choices with their sentences, integers to a range', () => {
