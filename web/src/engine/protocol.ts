@@ -34,6 +34,11 @@ export interface TaskInfo {
   readonly group: number;
   /** The CPUs the task may run on when it starts. */
   readonly cpus: readonly number[];
+  /**
+   * TurboSched's jitter class (the core's `is_jitter`: the scenario's jitter
+   * attribute, or `uclamp_max` <= 1): short, periodic, not worth a core of its own.
+   */
+  readonly jitter: boolean;
 }
 
 /** How a workload's headline figure is measured (the core's `ThroughputKind`). */
@@ -70,6 +75,35 @@ export interface ShardInfo {
   readonly cpus: readonly CpuId[];
 }
 
+/** One cpuidle state as the power model uses it (the core's `IdleStateFigures`). */
+export interface IdleStateInfo {
+  /** The platform's name for it: `stop2`, `C6`, ... */
+  readonly name: string;
+  readonly exit_latency_ns: number;
+  readonly target_residency_ns: number;
+}
+
+/**
+ * The power model (the bridge's `power_json`, read once per run): the turbo table,
+ * each socket's power budget and the idle states' figures. `Frame.power` carries
+ * the state that changes.
+ */
+export type PowerInfo =
+  | { readonly enabled: false }
+  | {
+      readonly enabled: true;
+      readonly nominal_mhz: number;
+      /** Cores per socket, in socket order; cores are numbered as `MachineCpu.core`. */
+      readonly cores_per_socket: readonly number[];
+      readonly budget_w_by_socket: readonly number[];
+      /** Entry `n - 1`: the socket's frequency with `n` cores not in deep idle. */
+      readonly turbo_mhz_by_active_cores: readonly number[];
+      readonly shallow: IdleStateInfo;
+      readonly deep: IdleStateInfo;
+    };
+
+export const POWER_OFF: PowerInfo = { enabled: false };
+
 export interface LoadedScenario {
   readonly machine: Machine;
   readonly tasks: readonly TaskInfo[];
@@ -77,6 +111,8 @@ export interface LoadedScenario {
   readonly endNs: SimTimeNs;
   /** SHARED_RUNQ's shards; empty when `policy.shared_runq.mode` is off. */
   readonly shards: readonly ShardInfo[];
+  /** The power model's fixed figures; `{enabled: false}` when it does not run. */
+  readonly power: PowerInfo;
 }
 
 /**
@@ -144,6 +180,12 @@ export interface Frame {
    * `[acq, cont, acq, cont, ...]` (the bridge's `frame_shard_locks`). Empty when off.
    */
   readonly shardLocks: Float64Array;
+  /**
+   * The power model's state (the bridge's `frame_power`): per core its idle state
+   * (0 active, 1 shallow idle, 2 deep idle), then per socket `[mhz, watts]`; read
+   * with `parseFramePower`. Empty when the model does not run.
+   */
+  readonly power: Float64Array;
   /** `lock_stat` rows so far: `&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on. */
   readonly locks: readonly LockStatRow[];
   /** Trace records added since the previous frame (the newest ones, capped). */

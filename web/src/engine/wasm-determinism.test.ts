@@ -11,8 +11,9 @@ import { formatProblem, schemaProblems } from './validate';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { initSync, SimHandle, check_scenario } from '../../wasm-pkg/sched_wasm.js';
-import type { LockStatRow, ShardInfo } from './protocol';
+import type { LockStatRow, PowerInfo, ShardInfo, TaskInfo } from './protocol';
 import { parseFrameShards } from '../store/shards';
+import { parseFramePower } from '../store/power';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -133,6 +134,39 @@ describe('determinism across native and WebAssembly', () => {
     expect(rows.map((row) => row.class)).toEqual(['&rq->__lock', '&shard->lock']);
     expect(rows[1]?.acquisitions).toBeGreaterThan(0);
     expect(Object.keys(rows[1]?.contention_points ?? {})).toContain('__enqueue_entity');
+  });
+
+  it("turbo-bench-power9-pack: frame_power reads as 22 cores' idle states and the socket's turbo frequency, and the jitter threads are marked", () => {
+    const sim = new SimHandle(readFileSync(`${repo}scenarios/turbo-bench-power9-pack.json`, 'utf8'), 'turbo-bench-power9-pack');
+    const info = JSON.parse(sim.power_json()) as PowerInfo;
+    if (!info.enabled) throw new Error('the power model should run');
+    expect(info.cores_per_socket).toEqual([22]);
+    expect([info.shallow.name, info.deep.name]).toEqual(['stop2', 'stop4']);
+    expect(info.turbo_mhz_by_active_cores).toHaveLength(22);
+    const tasks = (JSON.parse(sim.tasks_json()) as { tasks: TaskInfo[] }).tasks;
+    expect(tasks.filter((task) => task.jitter).map((task) => task.comm)).toEqual(Array<string>(8).fill('turbo_jitter'));
+    expect(tasks.some((task) => task.comm === 'turbo_bench' && task.jitter)).toBe(false);
+    for (const ms of [0, 5, 20, 50]) {
+      sim.run_until(ms * 1e6);
+      const power = parseFramePower(sim.frame_power(), info);
+      expect(power?.cores).toHaveLength(22);
+      expect(power?.sockets).toHaveLength(1);
+      // The socket runs at the turbo table's entry for its cores not in deep idle (the first entry when all are).
+      const awake = power?.cores.filter((state) => state !== 'deep').length ?? 0;
+      expect(power?.sockets[0]?.mhz).toBe(info.turbo_mhz_by_active_cores[Math.max(1, awake) - 1]);
+      expect(power?.sockets[0]?.watts).toBeGreaterThan(0);
+      expect(power?.sockets[0]?.watts).toBeLessThanOrEqual(info.budget_w_by_socket[0] ?? 0);
+    }
+    // Packed jitter leaves most cores in deep idle, and the busy ones active.
+    const settled = parseFramePower(sim.frame_power(), info);
+    expect(settled?.cores.filter((state) => state === 'deep').length).toBeGreaterThan(10);
+    expect(settled?.cores.filter((state) => state === 'active').length).toBeGreaterThanOrEqual(8);
+    sim.free();
+    const plain = new SimHandle(readFileSync(`${repo}scenarios/teaching-small.json`, 'utf8'), 'teaching-small');
+    const off = JSON.parse(plain.power_json()) as PowerInfo;
+    expect(off).toEqual({ enabled: false });
+    expect(parseFramePower(plain.frame_power(), off)).toBeUndefined();
+    plain.free();
   });
 
   it('stepping one event at a time advances the event count by exactly one', () => {

@@ -14,6 +14,7 @@ import type {
   LoadedScenario,
   LockStatRow,
   Machine,
+  PowerInfo,
   ScenarioProblem,
   ShardInfo,
   TaskInfo,
@@ -63,6 +64,7 @@ function frameOf(sim: SimHandle): Frame {
     throughput: JSON.parse(sim.throughputs_json()) as WorkloadThroughput[],
     shards: sim.frame_shards(),
     shardLocks: sim.frame_shard_locks(),
+    power: sim.frame_power(),
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
@@ -80,6 +82,7 @@ function transferFrame(frame: Frame): Frame {
     frame.counters.buffer,
     frame.shards.buffer,
     frame.shardLocks.buffer,
+    frame.power.buffer,
     frame.switches.buffer,
   ] as Transferable[]);
 }
@@ -121,6 +124,7 @@ const engine = {
       workloads: taskList.workloads,
       endNs: next.end_ns() as SimTimeNs,
       shards: JSON.parse(next.shards_json()) as ShardInfo[],
+      power: JSON.parse(next.power_json()) as PowerInfo,
     };
     return Comlink.transfer({ ok: true, loaded, frame: frameOf(next) }, []);
   },

@@ -4,6 +4,7 @@ import { createStore } from './store';
 import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 import { NO_OVERRIDES, type PolicyOverrides } from './policy';
 import type { SliceStore } from './timeline';
+import type { FrequencySeries } from './power';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -70,6 +71,12 @@ export interface AppState {
    * `frame` is the signal that it grew.
    */
   readonly slices: SliceStore | undefined;
+  /**
+   * Each socket's frequency over the run, for the Frequency chart: like `slices`,
+   * a mutable bounded store, a new object per run, sampled before each `frame` is
+   * set. Undefined when the power model does not run.
+   */
+  readonly frequency: FrequencySeries | undefined;
   /** Shown above the panels until dismissed; undefined when all is well. */
   readonly notice: Notice | undefined;
 }
@@ -93,6 +100,7 @@ export const initialState: AppState = {
   shardLockContention: 0,
   shardContentions: [],
   slices: undefined,
+  frequency: undefined,
   notice: undefined,
 };
 

@@ -48,6 +48,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'exp
         workloads: [],
         endNs: 1e9,
         shards: [],
+        power: { enabled: false },
       },
       frame: frame(0),
     })),
@@ -271,6 +272,7 @@ describe('the timeline', () => {
       workloads: [],
       endNs: 1e9,
       shards: [],
+      power: { enabled: false },
     },
     frame: frame(0),
   }));
@@ -319,5 +321,67 @@ describe('the timeline', () => {
     expect(store.get().selection).toEqual({ index: 17, event: 'sched_switch', timeNs: 100, pid: 1002 });
     expect(store.get().inspection.status).toBe('message');
     expect(isIdle(store.get())).toBe(true);
+  });
+});
+
+describe('the frequency series of a run with the power model', () => {
+  const power = {
+    enabled: true,
+    nominal_mhz: 3200,
+    cores_per_socket: [2],
+    budget_w_by_socket: [40],
+    turbo_mhz_by_active_cores: [3800, 3600],
+    shallow: { name: 'stop2', exit_latency_ns: 10_000, target_residency_ns: 100_000 },
+    deep: { name: 'stop4', exit_latency_ns: 100_000, target_residency_ns: 10_000_000 },
+  } as const;
+  const cpu = { core: 0, llc: 0, node: 0, socket: 0, thread: 0 };
+  /** `frame_power` for two cores and one socket: the first core active, the second deep idle. */
+  const powerAt = (mhz: number, watts: number) => Float64Array.from([0, 2, mhz, watts]);
+  const loadPowered = vi.fn(async () => ({
+    ok: true,
+    loaded: {
+      machine: { name: 'm', sockets: 1, llcs: 1, cores: 2, nodes: 1, threads_per_core: 1, frequency_mhz: 3200, cpus: [cpu, { ...cpu, core: 1 }] },
+      tasks: [],
+      workloads: [],
+      endNs: 1e9,
+      shards: [],
+      power,
+    },
+    frame: { ...frame(0), power: powerAt(3200, 10) },
+  }));
+
+  it('samples each frame’s socket MHz, and starts again when the scenario reloads', async () => {
+    const store = createAppStore();
+    let events = 0;
+    const mhz = [3800, 3600, 3700];
+    const step = vi.fn(async () => {
+      events += 1;
+      return { ...frame(events), power: powerAt(mhz[events - 1] ?? 0, 30) };
+    });
+    const controller = createController(store, fakeEngine({ load: loadPowered, step }));
+    await controller.load('power', '{}');
+    const first = store.get().frequency;
+    expect(first?.points(0)).toEqual([[0, 3200]]);
+    await controller.step();
+    await controller.step();
+    await controller.step();
+    expect(first?.points(0)).toEqual([
+      [0, 3200],
+      [1000, 3800],
+      [2000, 3600],
+      [3000, 3700],
+    ]);
+    await controller.load('power', '{}');
+    const second = store.get().frequency;
+    expect(second).not.toBe(first);
+    expect(second?.points(0)).toEqual([[0, 3200]]);
+  });
+
+  it('keeps no series when the model is off', async () => {
+    const store = createAppStore();
+    const controller = createController(store, fakeEngine());
+    await controller.load('teaching-small', '{}');
+    await controller.step();
+    expect(store.get().frequency).toBeUndefined();
   });
 });

@@ -5,12 +5,13 @@
  * so a slow frame never piles up work.
  */
 import type { EngineClient } from '../engine/client';
-import type { Frame, LoadResult, ScenarioProblem, TraceLine } from '../engine/protocol';
+import type { Frame, LoadedScenario, LoadResult, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
 import { SliceStore } from './timeline';
+import { FrequencySeries, parseFramePower, powerOn } from './power';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
 
@@ -127,9 +128,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
     slices.setNow(frame.nowNs);
   }
 
+  /** Samples a frame's socket frequencies into the run's series (before the frame is set: see `AppState.frequency`). */
+  function addFrequency(series: FrequencySeries, loaded: LoadedScenario, frame: Frame) {
+    const power = parseFramePower(frame.power, loaded.power);
+    if (power) series.add(frame.nowNs, power.sockets);
+  }
+
   function applyFrame(frame: Frame) {
     const state = store.get();
     if (state.slices) addSlices(state.slices, frame);
+    if (state.frequency && state.loaded) addFrequency(state.frequency, state.loaded, frame);
     store.set({
       frame,
       trace: appendTrace(state.trace, frame.newTrace),
@@ -144,8 +152,12 @@ export function createController(store: AppStore, engine: EngineClient): Control
     inspectGeneration += 1;
     const slices = new SliceStore(result.loaded.machine.cpus.length);
     addSlices(slices, result.frame);
+    const power = powerOn(result.loaded.power);
+    const frequency = power ? new FrequencySeries(power.cores_per_socket.length) : undefined;
+    if (frequency) addFrequency(frequency, result.loaded, result.frame);
     store.set({
       slices,
+      frequency,
       status: 'ready',
       problems: [] as readonly ScenarioProblem[],
       loaded: result.loaded,

@@ -9,8 +9,9 @@ function line(index: number, event: string, payload: string): TraceLine {
 
 const wakeup = line(48, 'sched_wakeup', 'comm=schbench-worker pid=1011 prio=120 target_cpu=001');
 const tasks: TaskInfo[] = [
-  { pid: 1011, comm: 'schbench-worker', group: 0, cpus: [0, 1, 2, 3, 4, 5, 6, 7] },
-  { pid: 1012, comm: 'kworker/0', group: 1, cpus: [0] },
+  { pid: 1011, comm: 'schbench-worker', group: 0, cpus: [0, 1, 2, 3, 4, 5, 6, 7], jitter: false },
+  { pid: 1012, comm: 'kworker/0', group: 1, cpus: [0], jitter: false },
+  { pid: 1013, comm: 'turbo_jitter', group: 2, cpus: [0, 1], jitter: true },
 ];
 
 function decision(overrides: Partial<Decision> = {}): Decision {
@@ -76,12 +77,12 @@ describe('the selected task on the machine', () => {
 
   it('outlines the CPUs the task list gives while the explanation is pending', () => {
     const loading: Inspection = { status: 'loading' };
-    expect(highlightOf(selection, loading, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', allowed: tasks[0]?.cpus, chosen: undefined });
+    expect(highlightOf(selection, loading, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', jitter: false, allowed: tasks[0]?.cpus, chosen: undefined });
   });
 
   it('uses the decision: the CPUs allowed at its time, and the CPU chosen', () => {
     const ready: Inspection = { status: 'ready', decision: decision() };
-    expect(highlightOf(selection, ready, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', allowed: [0, 1, 2, 3], chosen: 1 });
+    expect(highlightOf(selection, ready, tasks)).toEqual({ pid: 1011, comm: 'schbench-worker', jitter: false, allowed: [0, 1, 2, 3], chosen: 1 });
   });
 
   it('is nothing without a selected task', () => {
@@ -96,5 +97,12 @@ describe('CPU lists', () => {
     expect(cpuList([0, 1, 2, 3, 8, 10, 11])).toBe('0-3,8,10-11');
     expect(cpuList([112, 0, 16])).toBe('0,16,112');
     expect(cpuList([])).toBe('');
+  });
+});
+
+describe('a jitter task selected', () => {
+  it('is marked as TurboSched’s jitter class', () => {
+    const jitter = selectionOf(line(9, 'sched_wakeup', 'comm=turbo_jitter pid=1013 prio=120 target_cpu=001'));
+    expect(highlightOf(jitter, { status: 'none' }, tasks)).toEqual({ pid: 1013, comm: 'turbo_jitter', jitter: true, allowed: [0, 1], chosen: undefined });
   });
 });

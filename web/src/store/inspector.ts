@@ -63,6 +63,8 @@ export function selectionOf(line: TraceLine): Selection {
 export interface TaskHighlight {
   readonly pid: number;
   readonly comm: string;
+  /** TurboSched's jitter class (`TaskInfo.jitter`). */
+  readonly jitter: boolean;
   /** The CPUs the task may use: at the decision's time when it is explained. */
   readonly allowed: readonly number[];
   /** The CPU the explained decision chose. */
@@ -81,6 +83,7 @@ export function highlightOf(
   return {
     pid: selection.pid,
     comm: decision?.comm ?? task?.comm ?? '',
+    jitter: task?.jitter ?? false,
     allowed: decision?.allowed_cpus ?? task?.cpus ?? [],
     chosen: decision?.chosen_cpu,
   };

@@ -26,6 +26,7 @@ function fakeEngine(accept: (text: string) => boolean = () => true) {
       workloads: [],
       endNs: simTimeNs(END_NS),
       shards: [],
+      power: { enabled: false },
     },
     frame: frame(0, 0),
   });
