@@ -6,6 +6,7 @@ import { CPU_STATE_LABEL, cpuList, type Selection } from '../store/inspector';
 import { useAppState } from './useStore';
 import { formatTraceTime } from '../base/format';
 import type { SimTimeNs } from '../base/types';
+import { JitterTag } from './JitterTag';
 
 const LEGEND: readonly CpuState[] = ['busy', 'idle', 'idle_core', 'not_allowed'];
 
@@ -17,7 +18,9 @@ const LEGEND: readonly CpuState[] = ['busy', 'idle', 'idle_core', 'not_allowed']
 export function Inspector({ store, controller }: { store: AppStore; controller: Controller }) {
   const selection = useAppState(store, (s) => s.selection);
   const inspection = useAppState(store, (s) => s.inspection);
+  const tasks = useAppState(store, (s) => s.loaded?.tasks);
   const loading = inspection.status === 'loading';
+  const isJitter = (pid: number | undefined) => pid !== undefined && (tasks ?? []).some((task) => task.pid === pid && task.jitter);
   return (
     <section className="panel inspector" aria-label="Inspector" aria-busy={loading} data-open={selection !== undefined}>
       <div className="inspector-head">
@@ -40,18 +43,24 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
           Re-running the scenario to record event {selection.index}…
         </p>
       )}
-      {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} />}
-      {selection && inspection.status === 'ready' && <DecisionView decision={inspection.decision} />}
+      {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} jitter={isJitter(selection.pid)} />}
+      {selection && inspection.status === 'ready' && <DecisionView decision={inspection.decision} jitter={isJitter(inspection.decision.pid)} />}
     </section>
   );
 }
 
-function SelectionMessage({ selection, message }: { selection: Selection; message: string }) {
+function SelectionMessage({ selection, message, jitter }: { selection: Selection; message: string; jitter: boolean }) {
   return (
     <div className="inspector-message" role="note">
       <p className="inspector-record">
         Event {selection.index}: <code>{selection.event}</code> at {formatTraceTime(selection.timeNs as SimTimeNs)} s
-        {selection.pid !== undefined && <> (pid {selection.pid}; its allowed CPUs are outlined on the machine)</>}
+        {selection.pid !== undefined && (
+          <>
+            {' '}
+            (pid {selection.pid}
+            {jitter && <JitterTag />}; its allowed CPUs are outlined on the machine)
+          </>
+        )}
       </p>
       <p>{message.charAt(0).toUpperCase() + message.slice(1)}</p>
     </div>
@@ -73,7 +82,7 @@ function chosenChip(decision: Decision): { step: number; visit: number } | undef
   return undefined;
 }
 
-function DecisionView({ decision }: { decision: Decision }) {
+function DecisionView({ decision, jitter }: { decision: Decision; jitter: boolean }) {
   const records = decision.records.map((record) => `${record.index} ${record.event}`).join(', ');
   const scans = decision.steps.map((step, index) => ({ step, index })).filter(({ step }) => (step.cpus?.length ?? 0) > 0);
   const chosen = chosenChip(decision);
@@ -83,7 +92,8 @@ function DecisionView({ decision }: { decision: Decision }) {
       <div className="inspector-chosen" data-testid="chosen-cpu">
         <span className="chosen-cpu">CPU {decision.chosen_cpu}</span>{' '}
         <span>
-          chosen for pid {decision.pid} <strong className="comm">{decision.comm}</strong>: a {decision.kind} at {formatTraceTime(decision.time_ns as SimTimeNs)} s,
+          chosen for pid {decision.pid} <strong className="comm">{decision.comm}</strong>
+          {jitter && <JitterTag />}: a {decision.kind} at {formatTraceTime(decision.time_ns as SimTimeNs)} s,
           kernel {decision.kernel}
         </span>
       </div>

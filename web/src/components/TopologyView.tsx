@@ -7,6 +7,9 @@ import { drawMachine, type CpuHighlight, type ShardView } from '../render/topolo
 import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
 import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
+import { parseFramePower, powerOn } from '../store/power';
+import { formatNs, type PowerView } from '../render/power';
+import { JitterTag } from './JitterTag';
 
 export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
@@ -18,7 +21,8 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
   const hostRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(hostRef);
 
-  const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width, loaded.shards) : undefined), [loaded, width]);
+  const power = powerOn(loaded?.power);
+  const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width, loaded.shards, powerOn(loaded.power) !== undefined) : undefined), [loaded, width]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);
   const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);
@@ -31,11 +35,25 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
     return { lanes, contentions: shardContentions, lockNote };
   }, [loaded, frame, shardContentions, lockNote]);
 
+  const powerView = useMemo<PowerView | undefined>(() => {
+    const info = powerOn(loaded?.power);
+    const parsed = info && frame ? parseFramePower(frame.power, info) : undefined;
+    return info && parsed ? { info, frame: parsed } : undefined;
+  }, [loaded, frame]);
+  const hasJitter = useMemo(() => (loaded?.tasks ?? []).some((candidate) => candidate.jitter), [loaded]);
+
   useEffect(() => {
     if (svgRef.current && layout && frame) {
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards);
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards, powerView);
     }
-  }, [layout, colors, frame, highlight, shards, svgRef]);
+  }, [layout, colors, frame, highlight, shards, powerView, svgRef]);
+
+  // With the power model on, the jitter mark joins the power row (TurboSched's story); else the workloads'.
+  const jitterLegend = (
+    <li data-testid="jitter-legend">
+      <span className="swatch jitter" /> jitter task (TurboSched)
+    </li>
+  );
 
   return (
     <section className="panel machine" aria-labelledby="machine-title">
@@ -62,12 +80,32 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
               shard lanes: SHARED_RUNQ's queue, head (oldest) first; each glows by its own lock's contention ({SHARD_LOCK_CLASS}, all shards: {(100 * contention).toFixed(1)} % waited)
             </li>
           )}
+          {hasJitter && !power && jitterLegend}
+        </ul>
+      )}
+      {power && (
+        <ul className="legend power-legend" aria-label="Power" data-testid="power-legend">
+          {hasJitter && jitterLegend}
+          <li>
+            <span className="swatch core-active" /> active core
+          </li>
+          <li title={`exit latency ${formatNs(power.shallow.exit_latency_ns)}, target residency ${formatNs(power.shallow.target_residency_ns)}`}>
+            <span className="swatch core-shallow" /> shallow idle: {power.shallow.name}
+            <span className="muted">(exit {formatNs(power.shallow.exit_latency_ns)})</span>
+          </li>
+          <li title={`exit latency ${formatNs(power.deep.exit_latency_ns)}, target residency ${formatNs(power.deep.target_residency_ns)}`}>
+            <span className="swatch core-deep" /> deep idle: {power.deep.name}
+            <span className="muted">
+              (exit {formatNs(power.deep.exit_latency_ns)}, after {formatNs(power.deep.target_residency_ns)} idle)
+            </span>
+          </li>
         </ul>
       )}
       {task && (
         <ul className="legend selected-task" aria-label="Selected task" data-testid="selected-task">
           <li>
-            <span className="swatch allowed" /> CPUs pid {task.pid} <strong className="comm">{task.comm}</strong> may use: {cpuList(task.allowed)}
+            <span className="swatch allowed" /> CPUs pid {task.pid} <strong className="comm">{task.comm}</strong>
+            {task.jitter && <JitterTag />} may use: {cpuList(task.allowed)}
           </li>
           {task.chosen !== undefined && (
             <li>

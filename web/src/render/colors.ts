@@ -1,4 +1,4 @@
-/** Colours: one hue per workload, a shade per task within it; idle is grey. */
+/** Colours: one hue per workload, a shade per task within it; idle is grey. Jitter tasks are marked. */
 import { hsl, schemeTableau10 } from 'd3';
 import type { TaskInfo } from '../engine/protocol';
 
@@ -7,7 +7,13 @@ export const IDLE_FILL = '#e9ecef';
 export interface TaskColors {
   fill(pid: number): string;
   group(pid: number): number | undefined;
+  /** Whether the task is TurboSched's jitter class: drawn with a dashed outline wherever it appears. */
+  jitter(pid: number): boolean;
 }
+
+/** The dashed outline that marks a jitter task's cell, chip or run. */
+export const JITTER_STROKE = '#102a43';
+export const JITTER_DASH = '4 2';
 
 export function groupColor(group: number): string {
   return schemeTableau10[group % schemeTableau10.length] ?? '#888888';
@@ -17,7 +23,9 @@ export function taskColors(tasks: readonly TaskInfo[]): TaskColors {
   const fills = new Map<number, string>();
   const groups = new Map<number, number>();
   const indexInGroup = new Map<number, number>();
+  const jitter = new Set<number>();
   for (const task of tasks) {
+    if (task.jitter) jitter.add(task.pid);
     const index = indexInGroup.get(task.group) ?? 0;
     indexInGroup.set(task.group, index + 1);
     const base = hsl(groupColor(task.group));
@@ -30,6 +38,7 @@ export function taskColors(tasks: readonly TaskInfo[]): TaskColors {
   return {
     fill: (pid) => (pid === 0 ? IDLE_FILL : (fills.get(pid) ?? '#999999')),
     group: (pid) => groups.get(pid),
+    jitter: (pid) => jitter.has(pid),
   };
 }
 

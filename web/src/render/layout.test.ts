@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { computeLayout, type Box } from './layout';
 import type { Machine, MachineCpu, ShardInfo } from '../engine/protocol';
 import { LANE_MIN_WIDTH } from './lanes';
+import { SOCKET_POWER_HEADER } from './power';
 import { cpuId, llcId } from '../base/types';
 
 /** A machine in split numbering, as the presets build them. */
@@ -103,6 +104,39 @@ describe('machine layout', () => {
         for (let j = i + 1; j < layout.llcs.length; j++) expect(overlaps(layout.llcs[i] as Box, layout.llcs[j] as Box)).toBe(false);
       }
       expect(computeLayout(m, 800, []).lanes).toEqual([]);
+    });
+  });
+
+  describe('with the power model on', () => {
+    it('gives each socket a header tall and wide enough for its frequency and power bar, with the LLCs below it', () => {
+      for (const m of [machine(1, 11, 2, 4), machine(2, 1, 2, 1)]) {
+        const plain = computeLayout(m, 1000);
+        const layout = computeLayout(m, 1000, [], true);
+        for (const socket of layout.sockets) {
+          expect(socket.width).toBeGreaterThanOrEqual(SOCKET_POWER_HEADER.minWidth);
+          for (const llc of layout.llcs) {
+            if (!inside(llc, socket)) continue;
+            expect(llc.y).toBeGreaterThanOrEqual(socket.y + SOCKET_POWER_HEADER.height);
+          }
+        }
+        for (const cell of layout.cpus) expect(layout.llcs.some((llc) => inside(cell, llc))).toBe(true);
+        for (let i = 0; i < layout.sockets.length; i++) {
+          for (let j = i + 1; j < layout.sockets.length; j++) expect(overlaps(layout.sockets[i] as Box, layout.sockets[j] as Box)).toBe(false);
+        }
+        expect(layout.height).toBeGreaterThan(plain.height);
+        // Each cell knows its core, for the core's idle state.
+        expect(layout.cpus.map((cell) => cell.core)).toEqual(m.cpus.map((info) => info.core));
+      }
+    });
+
+    it('keeps the cores in a grid where the header cannot have its width: the figures run on instead', () => {
+      const m = machine(2, 1, 10, 2);
+      const plain = computeLayout(m, 330);
+      const layout = computeLayout(m, 330, [], true);
+      const columns = (cells: readonly Box[]) => new Set(cells.map((cell) => cell.x)).size;
+      expect(columns(layout.cores)).toBe(columns(plain.cores));
+      expect(columns(layout.cores)).toBeGreaterThan(1);
+      expect(layout.cpus.map((cell) => cell.x)).toEqual(plain.cpus.map((cell) => cell.x));
     });
   });
 });

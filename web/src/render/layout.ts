@@ -1,11 +1,14 @@
 /**
  * Where each CPU goes on screen: sockets stacked, LLC boxes in a grid inside each
  * socket, cores inside an LLC, and a core's SMT threads side by side; with
- * SHARED_RUNQ on, each LLC's shard lanes run beneath its cores, one per shard.
+ * SHARED_RUNQ on, each LLC's shard lanes run beneath its cores, one per shard;
+ * with the power model on, each socket's header is taller and wide enough for its
+ * frequency and power bar.
  * Pure: unit tested without a DOM.
  */
 import type { Machine, ShardInfo } from '../engine/protocol';
 import { LANE, LANE_MIN_WIDTH } from './lanes';
+import { SOCKET_POWER_HEADER } from './power';
 
 export interface Box {
   readonly x: number;
@@ -16,6 +19,8 @@ export interface Box {
 
 export interface CpuCell extends Box {
   readonly cpu: number;
+  /** Its core (`MachineCpu.core`). */
+  readonly core: number;
 }
 
 export interface LabelledBox extends Box {
@@ -59,8 +64,10 @@ function laneBlockHeight(n: number): number {
   return n === 0 ? 0 : LANE.gap + n * LANE.height + (n - 1) * LANE.gap;
 }
 
-export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = []): MachineLayout {
+export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false): MachineLayout {
   const cell = cellSizeFor(machine.cpus.length);
+  const socketHeader = power ? SOCKET_POWER_HEADER.height : HEADER;
+  const powerMinSocketWidth = power ? SOCKET_POWER_HEADER.minWidth : 0;
   // Shards per LLC, in the bridge's order: lane `index` of an LLC is its shard `index`.
   const shardsByLlc = new Map<number, { shard: number; index: number }[]>();
   shards.forEach((info, shard) => {
@@ -98,25 +105,39 @@ export function computeLayout(machine: Machine, width: number, shards: readonly 
   const innerWidth = Math.max(200, width - 2 * PAD);
 
   // Pick how many sockets, LLCs and cores go per row: the arrangement that fits the
-  // width with the least height (ties: the fewer, wider rows of cores).
-  let best: { socketCols: number; llcCols: number; coreCols: number; height: number } | undefined;
-  for (let socketCols = 1; socketCols <= Math.min(2, socketIds.length); socketCols++) {
-    for (let llcCols = 1; llcCols <= maxLlcsPerSocket; llcCols++) {
-      for (let coreCols = maxCoresPerLlc; coreCols >= 1; coreCols--) {
-        const llcWidth = Math.max(minLlcWidth, 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP);
-        const socketWidth = 2 * PAD + llcCols * llcWidth + (llcCols - 1) * GAP;
-        const totalWidth = socketCols * socketWidth + (socketCols - 1) * GAP * 2;
-        if (totalWidth > innerWidth && !(socketCols === 1 && llcCols === 1 && coreCols === 1)) continue;
-        const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
-        const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP + laneBlock;
-        const llcRows = Math.ceil(maxLlcsPerSocket / llcCols);
-        const socketHeight = HEADER + PAD + llcRows * llcHeight + (llcRows - 1) * GAP;
-        const socketRows = Math.ceil(socketIds.length / socketCols);
-        const height = socketRows * (socketHeight + 2 * GAP);
-        if (!best || height < best.height) best = { socketCols, llcCols, coreCols, height };
-        break; // the widest core grid that fits is the best for this column count
+  // width with the least height (ties: the fewer, wider rows of cores). `fitted` is
+  // false when only the last resort, one core per row, was left.
+  type Arrangement = { socketCols: number; llcCols: number; coreCols: number; height: number; fitted: boolean };
+  const arrange = (minSocket: number): Arrangement | undefined => {
+    let best: Arrangement | undefined;
+    for (let socketCols = 1; socketCols <= Math.min(2, socketIds.length); socketCols++) {
+      for (let llcCols = 1; llcCols <= maxLlcsPerSocket; llcCols++) {
+        for (let coreCols = maxCoresPerLlc; coreCols >= 1; coreCols--) {
+          const llcWidth = Math.max(minLlcWidth, 2 * PAD + coreCols * coreWidth + (coreCols - 1) * GAP);
+          const socketWidth = Math.max(minSocket, 2 * PAD + llcCols * llcWidth + (llcCols - 1) * GAP);
+          const totalWidth = socketCols * socketWidth + (socketCols - 1) * GAP * 2;
+          const fitted = totalWidth <= innerWidth;
+          if (!fitted && !(socketCols === 1 && llcCols === 1 && coreCols === 1)) continue;
+          const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
+          const llcHeight = HEADER + PAD + coreRows * coreHeight + (coreRows - 1) * GAP + laneBlock;
+          const llcRows = Math.ceil(maxLlcsPerSocket / llcCols);
+          const socketHeight = socketHeader + PAD + llcRows * llcHeight + (llcRows - 1) * GAP;
+          const socketRows = Math.ceil(socketIds.length / socketCols);
+          const height = socketRows * (socketHeight + 2 * GAP);
+          if (!best || (fitted && !best.fitted) || (fitted === best.fitted && height < best.height)) best = { socketCols, llcCols, coreCols, height, fitted };
+          break; // the widest core grid that fits is the best for this column count
+        }
       }
     }
+    return best;
+  };
+  // The power header's width is a wish: where no arrangement leaves room for it, the
+  // cores keep their grid and the header's figures run on past the socket's box.
+  let minSocketWidth = powerMinSocketWidth;
+  let best = arrange(minSocketWidth);
+  if (!best?.fitted && minSocketWidth > 0) {
+    minSocketWidth = 0;
+    best = arrange(0);
   }
   const { socketCols, llcCols, coreCols } = best ?? { socketCols: 1, llcCols: 1, coreCols: 1 };
   const coreRows = Math.ceil(maxCoresPerLlc / coreCols);
@@ -135,18 +156,19 @@ export function computeLayout(machine: Machine, width: number, shards: readonly 
     const socketLlcs = llcsBySocket.get(socket) ?? [];
     const cols = Math.min(llcCols, socketLlcs.length);
     const rows = Math.ceil(socketLlcs.length / cols);
-    const socketWidth = 2 * PAD + cols * llcWidth + (cols - 1) * GAP;
-    const socketHeight = HEADER + PAD + rows * llcHeight + (rows - 1) * GAP;
-    const fullSocketWidth = 2 * PAD + Math.min(llcCols, maxLlcsPerSocket) * llcWidth + (Math.min(llcCols, maxLlcsPerSocket) - 1) * GAP;
-    const fullSocketHeight = HEADER + PAD + Math.ceil(maxLlcsPerSocket / llcCols) * (llcHeight + GAP) - GAP;
+    const socketWidth = Math.max(minSocketWidth, 2 * PAD + cols * llcWidth + (cols - 1) * GAP);
+    const socketHeight = socketHeader + PAD + rows * llcHeight + (rows - 1) * GAP;
+    const fullSocketWidth = Math.max(minSocketWidth, 2 * PAD + Math.min(llcCols, maxLlcsPerSocket) * llcWidth + (Math.min(llcCols, maxLlcsPerSocket) - 1) * GAP);
+    const fullSocketHeight = socketHeader + PAD + Math.ceil(maxLlcsPerSocket / llcCols) * (llcHeight + GAP) - GAP;
     const x = PAD + (socketIndex % socketCols) * (fullSocketWidth + 2 * GAP);
     const y = PAD + Math.floor(socketIndex / socketCols) * (fullSocketHeight + 2 * GAP);
     sockets.push({ id: socket, label: `socket ${socket}`, x, y, width: socketWidth, height: socketHeight });
-    widest = Math.max(widest, x + socketWidth);
+    // A header whose figures run on past a narrow socket still lies inside the drawing (the host scrolls).
+    widest = Math.max(widest, x + Math.max(socketWidth, powerMinSocketWidth));
     tallest = Math.max(tallest, y + socketHeight);
     socketLlcs.forEach((llc, llcIndex) => {
       const llcX = x + PAD + (llcIndex % cols) * (llcWidth + GAP);
-      const llcY = y + HEADER + Math.floor(llcIndex / cols) * (llcHeight + GAP);
+      const llcY = y + socketHeader + Math.floor(llcIndex / cols) * (llcHeight + GAP);
       llcs.push({ id: llc, label: `LLC ${llc}`, x: llcX, y: llcY, width: llcWidth, height: llcHeight });
       const lanesTop = llcY + HEADER + coresHeight + LANE.gap;
       [...(shardsByLlc.get(llc) ?? [])]
@@ -160,7 +182,7 @@ export function computeLayout(machine: Machine, width: number, shards: readonly 
         const coreY = llcY + HEADER + Math.floor(coreIndex / coreCols) * (coreHeight + GAP);
         cores.push({ id: core, label: `core ${core}`, x: coreX, y: coreY, width: coreWidth, height: coreHeight });
         (cpusByCore.get(core) ?? []).forEach((cpu, threadIndex) => {
-          cpus.push({ cpu, x: coreX + 3 + threadIndex * (cell + 2), y: coreY + 3, width: cell, height: cell });
+          cpus.push({ cpu, core, x: coreX + 3 + threadIndex * (cell + 2), y: coreY + 3, width: cell, height: cell });
         });
       });
     });

@@ -9,7 +9,7 @@ import { tickStep } from 'd3';
 import type { CpuId, SimTimeNs } from '../base/types';
 import { cpuId } from '../base/types';
 import type { SliceStore } from '../store/timeline';
-import { textOn, type TaskColors } from './colors';
+import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 
 /** Lane height bounds: lanes shrink to `MIN_LANE_PX` before the region scrolls. */
 export const MAX_LANE_PX = 26;
@@ -168,6 +168,14 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
       ctx.fillRect(x0, top, x1 - x0 > 3 ? x1 - x0 - 1 : x1 - x0, barHeight);
       spans += 1;
       if (span.kind === 'run' && span.pid !== undefined) {
+        // A jitter task's run (TurboSched's class) is outlined dashed, as on the machine.
+        if (x1 - x0 >= 6 && frame.colors.jitter(span.pid)) {
+          ctx.strokeStyle = JITTER_STROKE;
+          ctx.lineWidth = 1.5;
+          ctx.setLineDash(JITTER_DASH.split(' ').map(Number));
+          ctx.strokeRect(x0 + 0.75, top + 0.75, Math.max(1, x1 - x0 - 2.5), Math.max(1, barHeight - 1.5));
+          ctx.setLineDash([]);
+        }
         if (span.pid === frame.selectedPid) {
           ctx.strokeStyle = SELECTED_STROKE;
           ctx.lineWidth = 2;

@@ -5,12 +5,16 @@
  * selected, the CPUs it may use are outlined, the others dimmed, and the CPU its
  * explained decision chose is ringed. With SHARED_RUNQ on, each LLC's shards are
  * lanes under its cores holding the queued tasks, head first, glowing by how
- * contended the shards' lock is.
+ * contended the shards' lock is. With the power model on, each socket's header
+ * shows its frequency and power against its budget, and idle cores their idle
+ * state (`render/power.ts`). A jitter task (TurboSched) is outlined dashed.
  */
 import { glowOf } from '../store/shards';
 import { interpolateRgb, select, type Selection } from 'd3';
-import type { LaneBox, LabelledBox, MachineLayout } from './layout';
-import { textOn, type TaskColors } from './colors';
+import type { CpuCell, LaneBox, LabelledBox, MachineLayout } from './layout';
+import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
+import { coreIdleText, drawCoreIdle, drawSocketPower, ensureDeepPattern, idleCellBase, idleCellFill, SOCKET_POWER_HEADER, type PowerView } from './power';
+import { idleLabel } from '../store/power';
 import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
 
@@ -60,6 +64,7 @@ export function drawMachine(
   view: CpuView,
   highlight?: CpuHighlight,
   shards?: ShardView,
+  power?: PowerView,
 ): void {
   const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
   // One layer per kind of box, created once, so boxes entered later (after a
@@ -74,10 +79,14 @@ export function drawMachine(
   const llcLayer = layer('llcs');
   const coreLayer = layer('cores');
   const cpuLayer = layer('cpus');
+  const coreIdleLayer = layer('core-idle');
+  const socketPowerLayer = layer('socket-power');
   const laneLayer = layer('lanes');
+  ensureDeepPattern(svgSelection);
 
-  drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8);
-  drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6);
+  drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8, power ? SOCKET_POWER_HEADER.baseline : 13);
+  drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6, 13);
+  drawSocketPower(socketPowerLayer, layout.sockets, power);
 
   coreLayer
     .selectAll<SVGRectElement, (typeof layout.cores)[number]>('rect.core')
@@ -94,6 +103,27 @@ export function drawMachine(
   // 12 px wherever a four-digit pid fits in the cell; smaller cells keep the smaller type.
   const pidFont = layout.cell >= 34 ? 12 : 10;
   const labelFont = layout.cell >= 34 ? 12 : 9;
+  const coreIdle = (cell: CpuCell) => power?.frame.cores[cell.core];
+  /** What a cell is filled with: its task's colour, else its core's idle state (grey for a thread idle on an active core). */
+  const cellFill = (cell: CpuCell) => {
+    const pid = view.running[cell.cpu] ?? 0;
+    return pid !== 0 ? colors.fill(pid) : idleCellFill(coreIdle(cell), colors.fill(0));
+  };
+  /** The plain colour under the fill, for its text. */
+  const cellBase = (cell: CpuCell) => {
+    const pid = view.running[cell.cpu] ?? 0;
+    return pid !== 0 ? colors.fill(pid) : idleCellBase(coreIdle(cell), colors.fill(0));
+  };
+  /** Whether the cell's core shows its idle state's label over its cells. */
+  const coreWidths = new Map(layout.cores.map((core) => [core.id, core.width]));
+  const labelsIdleCore = (cell: CpuCell) => {
+    const state = coreIdle(cell);
+    return state !== undefined && coreIdleText(state, coreWidths.get(cell.core) ?? 0) !== '';
+  };
+  const runsJitter = (cell: CpuCell) => {
+    const pid = view.running[cell.cpu] ?? 0;
+    return pid !== 0 && colors.jitter(pid);
+  };
   cpuLayer
     .selectAll<SVGGElement, (typeof layout.cpus)[number]>('g.cpu')
     .data(layout.cpus, (cell) => cell.cpu)
@@ -103,6 +133,7 @@ export function drawMachine(
       group.append('rect').attr('class', 'ring').attr('rx', 4);
       group.append('rect').attr('class', 'cpu-cell').attr('rx', 2);
       group.append('rect').attr('class', 'depth');
+      group.append('rect').attr('class', 'jitter-mark').attr('rx', 2).attr('fill', 'none');
       group.append('text').attr('class', 'cpu-label');
       group.append('text').attr('class', 'cpu-pid');
       return group;
@@ -111,6 +142,8 @@ export function drawMachine(
     .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
     .attr('data-nr-running', (cell) => view.nrRunning[cell.cpu] ?? 0)
     .attr('data-mark', (cell) => cpuMark(cell.cpu, highlight))
+    .attr('data-jitter', (cell) => (runsJitter(cell) ? 'true' : null))
+    .attr('data-idle', (cell) => coreIdle(cell) ?? null)
     .classed('allowed', (cell) => cpuMark(cell.cpu, highlight) === 'allowed')
     .classed('not-allowed', (cell) => cpuMark(cell.cpu, highlight) === 'not-allowed')
     .classed('chosen', (cell) => highlight?.chosen === cell.cpu)
@@ -127,7 +160,17 @@ export function drawMachine(
         .attr('y', (c) => c.y)
         .attr('width', (c) => c.width)
         .attr('height', (c) => c.height)
-        .attr('fill', (c) => colors.fill(view.running[c.cpu] ?? 0));
+        .attr('fill', cellFill);
+      group
+        .select<SVGRectElement>('rect.jitter-mark')
+        .attr('x', (c) => c.x + 1.5)
+        .attr('y', (c) => c.y + 1.5)
+        .attr('width', (c) => c.width - 3)
+        .attr('height', (c) => c.height - 3)
+        .attr('stroke', JITTER_STROKE)
+        .attr('stroke-width', 2)
+        .attr('stroke-dasharray', JITTER_DASH)
+        .attr('visibility', (c) => (runsJitter(c) ? 'visible' : 'hidden'));
       group
         .select<SVGRectElement>('rect.depth')
         .attr('x', (c) => c.x)
@@ -141,15 +184,16 @@ export function drawMachine(
         .select('text.cpu-label')
         .attr('x', (c) => c.x + 3)
         .attr('y', (c) => c.y + labelFont + 1)
-        .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
+        .attr('fill', (c) => textOn(cellBase(c)))
         .attr('fill-opacity', 0.75)
         .style('font-size', `${labelFont}px`)
-        .text((c) => (showText ? String(c.cpu) : ''));
+        // An idle core's cells give their room to its idle state's label (the tooltip keeps the CPU's number).
+        .text((c) => (showText && !labelsIdleCore(c) ? String(c.cpu) : ''));
       group
         .select('text.cpu-pid')
         .attr('x', (c) => c.x + c.width / 2)
         .attr('y', (c) => c.y + c.height - 5)
-        .attr('fill', (c) => textOn(colors.fill(view.running[c.cpu] ?? 0)))
+        .attr('fill', (c) => textOn(cellBase(c)))
         .style('font-size', `${pidFont}px`)
         .text((c) => {
           const pid = view.running[c.cpu] ?? 0;
@@ -160,9 +204,14 @@ export function drawMachine(
         const waiting = waitingOn(view, c.cpu);
         const mark = cpuMark(c.cpu, highlight);
         const note = highlight?.chosen === c.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
-        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}`}, ${waiting} waiting${note}`;
+        const state = coreIdle(c);
+        const core = power && state !== undefined ? `; core ${c.core} ${idleLabel(state, power.info)}` : '';
+        const jitter = runsJitter(c) ? ' (a jitter task, TurboSched)' : '';
+        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}${jitter}`}, ${waiting} waiting${note}${core}`;
       });
     });
+
+  drawCoreIdle(coreIdleLayer, layout.cores, layout.cell, power, showText);
 
   drawLanes(laneLayer, layout.lanes, colors, shards);
 }
@@ -228,14 +277,24 @@ function drawLanes(
         .join((enter) => {
           const chip = enter.append('g').attr('class', 'chip');
           chip.append('rect').attr('rx', 3).attr('height', LANE.chipHeight).attr('width', LANE.chipWidth);
+          chip.append('rect').attr('class', 'jitter-mark').attr('rx', 2).attr('fill', 'none').attr('height', LANE.chipHeight - 3).attr('width', LANE.chipWidth - 3);
           chip.append('text');
           return chip;
         })
         .attr('data-pid', (pid) => pid)
+        .attr('data-jitter', (pid) => (colors.jitter(pid) ? 'true' : null))
         .each(function (pid, slot) {
           const chip = select(this);
           const fill = colors.fill(pid);
-          chip.select('rect').attr('x', chipX(box.x, slot)).attr('y', chipY).attr('fill', fill);
+          chip.select('rect:not(.jitter-mark)').attr('x', chipX(box.x, slot)).attr('y', chipY).attr('fill', fill);
+          chip
+            .select('rect.jitter-mark')
+            .attr('x', chipX(box.x, slot) + 1.5)
+            .attr('y', chipY + 1.5)
+            .attr('stroke', JITTER_STROKE)
+            .attr('stroke-width', 2)
+            .attr('stroke-dasharray', JITTER_DASH)
+            .attr('visibility', colors.jitter(pid) ? 'visible' : 'hidden');
           chip
             .select('text')
             .attr('x', chipX(box.x, slot) + LANE.chipWidth / 2)
@@ -264,6 +323,7 @@ function drawLabelledBoxes(
   boxes: readonly LabelledBox[],
   radius: number,
   labelInset: number,
+  labelBaseline: number,
 ): void {
   layer
     .selectAll<SVGGElement, LabelledBox>(`g.${className}`)
@@ -276,7 +336,7 @@ function drawLabelledBoxes(
     })
     .call((group) => {
       group.select('rect').attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.width).attr('height', (b) => b.height);
-      group.select('text').attr('x', (b) => b.x + labelInset).attr('y', (b) => b.y + 13).text((b) => b.label);
+      group.select('text').attr('x', (b) => b.x + labelInset).attr('y', (b) => b.y + labelBaseline).text((b) => b.label);
     });
 }
 
