@@ -12,6 +12,7 @@ import { ScenarioEditor } from './ScenarioEditor';
 import { PolicyPanel } from './PolicyPanel';
 import { LockStat } from './LockStat';
 import { Timeline } from './Timeline';
+import { Charts } from './Charts';
 import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
@@ -60,6 +61,7 @@ export function App({
       <main>
         <div className="left">
           <TopologyView store={store} svgRef={machineRef} />
+          <Charts store={store} />
           <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
           <LockStat store={store} />
           <EventLog store={store} controller={controller} />
