@@ -232,8 +232,11 @@ impl Simulator {
             // the parent's group is no longer imbalanced: other tasks had their
             // chance to fix it.
             self.cpus[this_idx].balance_failed[level] = 0;
-            if let Some(key) = self.parent_group_key(this_cpu, level) {
-                self.sg_imbalance.remove(&key);
+            // (No group is marked unless affinity got in the way: skip the lookup.)
+            if !self.sg_imbalance.is_empty() {
+                if let Some(key) = self.parent_group_key(this_cpu, level) {
+                    self.sg_imbalance.remove(&key);
+                }
             }
             return false;
         };
@@ -374,9 +377,10 @@ impl Simulator {
         let mut others = Vec::with_capacity(sd.groups.len());
         for (group_idx, group) in sd.groups.iter().enumerate() {
             let mut stats = self.group_stats(group);
-            stats.imbalanced = group
-                .first()
-                .is_some_and(|first| self.sg_imbalance.contains(&(level, first.0)));
+            stats.imbalanced = !self.sg_imbalance.is_empty()
+                && group
+                    .first()
+                    .is_some_and(|first| self.sg_imbalance.contains(&(level, first.0)));
             if group.contains(this_cpu) {
                 local = Some(stats);
             } else {
