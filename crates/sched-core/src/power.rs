@@ -468,17 +468,16 @@ impl crate::engine::Simulator {
 
     /// Traces `cpu`'s new frequency as the kernel's `cpu_frequency` event does (kHz).
     fn emit_frequency(&mut self, cpu: CpuId, mhz: u32) {
+        let socket = self.topology.info(cpu).socket.0;
+        let not_deep =
+            self.power.socket_cores[socket as usize] - self.power.socket_deep[socket as usize];
         self.emit(
             cpu,
             crate::trace::TraceKind::CpuFrequency,
             0,
             mhz * 1_000,
             0,
-            crate::trace::Reason::FrequencyChange {
-                not_deep: self.power.socket_cores[self.topology.info(cpu).socket.0 as usize]
-                    - self.power.socket_deep[self.topology.info(cpu).socket.0 as usize],
-                socket: self.topology.info(cpu).socket.0,
-            },
+            crate::trace::Reason::FrequencyChange { not_deep, socket },
         );
     }
 

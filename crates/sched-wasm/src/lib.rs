@@ -190,15 +190,15 @@ impl SimHandle {
     /// The task list (one-off): pid, comm, workload group and the CPUs the task
     /// may run on when it starts (`cpus`, a list of CPU numbers).
     pub fn tasks_json(&self) -> String {
-        let first_pid = self.sim.tasks.first().map_or(0, |task| task.pid.0);
         let tasks: Vec<_> = self
             .sim
             .tasks
             .iter()
-            .map(|task| {
+            .enumerate()
+            .map(|(idx, task)| {
                 let cpus: Vec<u32> = task.affinity.iter().map(|cpu| cpu.0).collect();
                 json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group, "cpus": cpus,
-                        "jitter": self.sim.is_jitter(sched_core::task::TaskId(task.pid.0 - first_pid)) })
+                        "jitter": self.sim.is_jitter(sched_core::task::TaskId(idx as u32)) })
             })
             .collect();
         let workloads: Vec<_> = self

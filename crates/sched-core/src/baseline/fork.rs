@@ -190,6 +190,7 @@ impl Simulator {
                 kept => kept,
             };
         }
+        self.explain_domain(sd, allowed, this_cpu, idlest.map(|(_, _, group)| group));
         let Some((min_runnable, min_avg, idlest_group)) = idlest else {
             self.explain_choice(sd, None, || {
                 "no other group has a CPU the task may use".to_string()
@@ -208,7 +209,7 @@ impl Simulator {
                 && 100.0 * this_avg < imbalance_scale * min_avg);
         self.explain_choice(sd, (!stay).then_some(idlest_group), move || {
             format!(
-                "runnable load local {this_runnable:.0} vs idlest {min_runnable:.0} (margin {imbalance:.0}); with blocked load local {this_avg:.0} vs idlest {min_avg:.0} ({imbalance_scale:.0} %): {}",
+                "runnable load per CPU local {this_runnable:.0} vs idlest {min_runnable:.0} (margin {imbalance:.0}); with blocked load local {this_avg:.0} vs idlest {min_avg:.0} ({imbalance_scale:.0} %): {}",
                 if stay { "stay local" } else { "take the idlest" }
             )
         });
@@ -217,6 +218,34 @@ impl Simulator {
         } else {
             IdlestGroup::Other(idlest_group.clone())
         }
+    }
+
+    /// Records a domain's groups for the decision inspector, the idlest one marked.
+    fn explain_domain(
+        &self,
+        sd: &SchedDomain,
+        allowed: &CpuSet,
+        this_cpu: CpuId,
+        idlest: Option<&CpuSet>,
+    ) {
+        self.explain(move |sim, rec| {
+            let rows = sd
+                .groups
+                .iter()
+                .map(|group| {
+                    let mut row = sim.group_row(sd, group, allowed, this_cpu);
+                    row.idlest = idlest.is_some_and(|idlest| std::ptr::eq(group, idlest));
+                    row
+                })
+                .collect();
+            rec.push(StepDetail::Domain {
+                level: sd.level.name(),
+                cpu: this_cpu.0,
+                span: sd.span.to_list_string(),
+                imbalance_pct: sd.imbalance_pct,
+                groups: rows,
+            });
+        });
     }
 
     /// `find_idlest_group()`: `Local` keeps the task in the group of `this_cpu`,
@@ -252,24 +281,7 @@ impl Simulator {
                 idlest = Some((stats, group));
             }
         }
-        self.explain(move |sim, rec| {
-            let rows = sd
-                .groups
-                .iter()
-                .map(|group| {
-                    let mut row = sim.group_row(sd, group, allowed, this_cpu);
-                    row.idlest = idlest.is_some_and(|(_, idlest)| std::ptr::eq(group, idlest));
-                    row
-                })
-                .collect();
-            rec.push(StepDetail::Domain {
-                level: sd.level.name(),
-                cpu: this_cpu.0,
-                span: sd.span.to_list_string(),
-                imbalance_pct: pct,
-                groups: rows,
-            });
-        });
+        self.explain_domain(sd, allowed, this_cpu, idlest.map(|(_, group)| group));
         let Some((idlest_stats, idlest_group)) = idlest else {
             self.explain_choice(sd, None, move || {
                 "no other group has a CPU the task may use".to_string()
