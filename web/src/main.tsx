@@ -4,6 +4,7 @@ import { createAppStore, isIdle } from './store/app';
 import { createController } from './store/controller';
 import { createActions } from './actions/actions';
 import { startEngine } from './engine/client';
+import { createSweepRunner } from './engine/sweepClient';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
 import { keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
@@ -46,6 +47,7 @@ if (root) createRoot(root).render(
       store={store}
       controller={controller}
       actions={actions}
+      sweeps={createSweepRunner()}
       onTimelineDrawn={(stats) => {
         timelineHook.lanes = stats.lanes;
         timelineHook.spans = stats.spans;

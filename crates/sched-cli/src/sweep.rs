@@ -1,20 +1,18 @@
 //! `schedlab sweep`: run a scenario over a grid of settings and seeds in parallel, and report each point's median, min and max over seeds.
 
-use crate::summary::{spread, summary_json};
+use crate::summary::summary_json;
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::{Scenario, Simulator};
-use sched_scenario::{apply_override, schema_value};
+use sched_scenario::spread::spread;
+use sched_scenario::sweep::{
+    parse_seeds, parse_vary, point_count, point_scenario, Seeds, Vary, MAX_RUNS,
+};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// At most this many values in one `--vary` range or `--seeds` range, and runs in one
-/// sweep: a typo such as `1..1000000000` is refused instead of filling memory.
-const MAX_VALUES: u64 = 100_000;
-const MAX_RUNS: u64 = 1_000_000;
 
 /// How many problems to print before summing up the rest.
 const MAX_PROBLEMS_SHOWN: usize = 10;
@@ -50,17 +48,6 @@ pub struct SweepArgs {
     json: bool,
 }
 
-/// One `--vary` flag: a field and the values it takes, as written.
-#[derive(Clone, Debug)]
-pub struct Vary {
-    path: String,
-    values: Vec<String>,
-}
-
-/// The `--seeds` list, in the order given.
-#[derive(Clone, Debug)]
-pub struct Seeds(Vec<u64>);
-
 /// `--shard K/N`.
 #[derive(Clone, Copy, Debug)]
 pub struct Shard {
@@ -72,123 +59,6 @@ impl Shard {
     fn includes(self, point: u64) -> bool {
         point % self.count == self.index
     }
-}
-
-fn parse_vary(text: &str) -> Result<Vary, String> {
-    let (path, list) = text
-        .split_once('=')
-        .ok_or_else(|| "expected PATH=V1,V2,... or PATH=A..B".to_string())?;
-    let path = path.trim();
-    if path.is_empty() {
-        return Err("the path before `=` is empty".into());
-    }
-    let items = split_list(list);
-    let values = match items.as_slice() {
-        [single] if is_range(single) => integer_range(single)
-            .map_err(|message| format!("`{path}={list}`: {message}"))?
-            .map(|value| value.to_string())
-            .collect(),
-        _ => items,
-    };
-    Ok(Vary {
-        path: path.to_string(),
-        values,
-    })
-}
-
-/// Splits `V1,V2,...` at the commas that are not inside a quoted string or a JSON
-/// list or object, so `[0,1],[2,3]` is two values.
-fn split_list(list: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for character in list.chars() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if character == '\\' {
-                escaped = true;
-            } else if character == '"' {
-                in_string = false;
-            }
-        } else {
-            match character {
-                '"' => in_string = true,
-                '[' | '{' => depth += 1,
-                ']' | '}' => depth = depth.saturating_sub(1),
-                ',' if depth == 0 => {
-                    items.push(std::mem::take(&mut current));
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        current.push(character);
-    }
-    items.push(current);
-    items
-}
-
-/// A range is written `A..B`; a quoted string or JSON value holding `..` is not one.
-fn is_range(item: &str) -> bool {
-    let trimmed = item.trim_start();
-    trimmed.contains("..") && !trimmed.starts_with(['"', '[', '{'])
-}
-
-/// `A..B` (inclusive) of integers, A <= B, at most [`MAX_VALUES`] of them.
-fn integer_range(text: &str) -> Result<std::ops::RangeInclusive<i64>, String> {
-    let (low, high) = text
-        .split_once("..")
-        .ok_or_else(|| format!("`{text}` is not a range A..B"))?;
-    let parse = |end: &str| {
-        end.trim().parse::<i64>().map_err(|_| {
-            format!(
-                "a range A..B needs two integers, and `{}` is not one",
-                end.trim()
-            )
-        })
-    };
-    let (low, high) = (parse(low)?, parse(high)?);
-    if low > high {
-        return Err(format!("a range A..B needs A <= B, got {low}..{high}"));
-    }
-    let count = (i128::from(high) - i128::from(low) + 1) as u128;
-    if count > u128::from(MAX_VALUES) {
-        return Err(format!(
-            "the range {low}..{high} has {count} values; at most {MAX_VALUES} in one range"
-        ));
-    }
-    Ok(low..=high)
-}
-
-fn parse_seeds(text: &str) -> Result<Seeds, String> {
-    let parse = |seed: &str| {
-        seed.trim()
-            .parse::<u64>()
-            .map_err(|_| format!("`{}` is not a seed (a whole number from 0)", seed.trim()))
-    };
-    let seeds: Vec<u64> = match text.split_once("..") {
-        Some((low, high)) => {
-            let (low, high) = (parse(low)?, parse(high)?);
-            if low > high {
-                return Err(format!("a range A..B needs A <= B, got {low}..{high}"));
-            }
-            if high - low >= MAX_VALUES {
-                return Err(format!("{low}..{high} is more than {MAX_VALUES} seeds"));
-            }
-            (low..=high).collect()
-        }
-        None => text.split(',').map(parse).collect::<Result<_, _>>()?,
-    };
-    // A repeated seed would run twice and weigh twice in the median.
-    for (position, seed) in seeds.iter().enumerate() {
-        if seeds[..position].contains(seed) {
-            return Err(format!("seed {seed} is listed twice"));
-        }
-    }
-    Ok(Seeds(seeds))
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
@@ -220,29 +90,6 @@ struct Point {
     scenario: Scenario,
 }
 
-/// The settings of point `index`: mixed-radix digits with the last flag fastest.
-fn settings_of(vary: &[Vary], mut index: u64) -> Vec<(String, String)> {
-    let mut settings = vec![(String::new(), String::new()); vary.len()];
-    for (slot, flag) in vary.iter().enumerate().rev() {
-        let radix = flag.values.len() as u64;
-        let digit = (index % radix) as usize;
-        index /= radix;
-        settings[slot] = (flag.path.clone(), flag.values[digit].clone());
-    }
-    settings
-}
-
-/// A dotted path as a JSON pointer (`workloads.0.kind` → `/workloads/0/kind`).
-fn pointer_of(path: &str) -> String {
-    path.split('.')
-        .map(|segment| format!("/{}", segment.replace('~', "~0").replace('/', "~1")))
-        .collect()
-}
-
-fn assignment(path: &str, value: &str) -> String {
-    format!("{path}={value}")
-}
-
 pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     let seeds = &args.seeds.0;
     if seeds.is_empty() {
@@ -254,13 +101,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     // The base is what `run --set ...` would run; a bad --set fails here, once.
     let (path, base) = crate::load(&args.scenario, None, &args.set)?;
     let name = crate::scenario_name(&path);
-    let point_count = args
-        .vary
-        .iter()
-        .try_fold(1u64, |product, flag| {
-            product.checked_mul(flag.values.len() as u64)
-        })
-        .filter(|&count| count <= MAX_RUNS)
+    let point_count = point_count(&args.vary)
         .ok_or_else(|| format!("error: the sweep has more than {MAX_RUNS} points"))?;
     let run_count = point_count.saturating_mul(seeds.len() as u64);
     if run_count > MAX_RUNS {
@@ -318,61 +159,23 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
 /// value in the last point does not waste the time spent on the others. Points of
 /// other shards are checked too, so every shard of a sweep fails alike.
 fn check_points(args: &SweepArgs, base: &Scenario, point_count: u64) -> Result<Vec<Point>, String> {
-    let schema = schema_value();
-    // The vary values are typed against the base scenario as JSON: the same rules as
-    // --set, and an error there can say --vary rather than --set.
     let base_json = serde_json::to_value(base)
         .map_err(|err| format!("error: the scenario does not serialise: {err}"))?;
     let mut points = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     for index in 0..point_count {
-        let settings = settings_of(&args.vary, index);
-        let mut scratch = base_json.clone();
-        let mut typed = Vec::new();
-        let mut bad = false;
-        for (path, value) in &settings {
-            match apply_override(&mut scratch, &schema, &assignment(path, value)) {
-                Ok(()) => typed.push((
-                    path.clone(),
-                    scratch
-                        .pointer(&pointer_of(path))
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                )),
-                Err(message) => {
-                    // A value error names the path itself; a path error is the same
-                    // for every value, so it is reported once (see below).
-                    let message = message
-                        .strip_prefix(&format!("`{path}`: "))
-                        .unwrap_or(&message);
-                    problems.push(format!("--vary {path}: {message}"));
-                    bad = true;
-                }
-            }
-        }
-        if bad {
-            continue;
-        }
-        let mut overrides = args.set.clone();
-        overrides.extend(settings.iter().map(|(path, value)| assignment(path, value)));
-        match crate::load(&args.scenario, None, &overrides) {
-            Ok((_, scenario)) => {
+        match point_scenario(&base_json, &args.vary, index) {
+            Ok(point) => {
                 if args.shard.is_none_or(|shard| shard.includes(index)) {
                     points.push(Point {
                         index,
-                        settings,
-                        typed,
-                        scenario,
+                        settings: point.settings,
+                        typed: point.typed,
+                        scenario: point.scenario,
                     });
                 }
             }
-            Err(message) => {
-                let shown: Vec<String> = settings
-                    .iter()
-                    .map(|(path, value)| assignment(path, value))
-                    .collect();
-                problems.push(format!("point {index} ({}): {message}", shown.join(" ")));
-            }
+            Err(message) => problems.extend(message.lines().map(str::to_string)),
         }
     }
     if problems.is_empty() {
@@ -666,61 +469,14 @@ fn table(
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_seeds, parse_shard, parse_vary, settings_of, split_list};
+    use super::parse_shard;
 
     #[test]
-    fn vary_reads_lists_and_ranges() {
-        let vary = parse_vary("knobs.hz=100,250,1000").unwrap();
-        assert_eq!(vary.path, "knobs.hz");
-        assert_eq!(vary.values, ["100", "250", "1000"]);
-        assert_eq!(parse_vary("a.b=2..4").unwrap().values, ["2", "3", "4"]);
-        assert_eq!(parse_vary("a=-1..1").unwrap().values, ["-1", "0", "1"]);
-        assert_eq!(
-            split_list(r#"[0,1],{"a":1,"b":2},"x,y",z"#),
-            [r#"[0,1]"#, r#"{"a":1,"b":2}"#, r#""x,y""#, "z"]
-        );
-        // A quoted `..` is a value, not a range.
-        assert_eq!(parse_vary(r#"title="a..b""#).unwrap().values, [r#""a..b""#]);
-        assert!(parse_vary("a=4..2")
-            .unwrap_err()
-            .contains("A <= B, got 4..2"));
-        assert!(parse_vary("kernel=4.6..6.5")
-            .unwrap_err()
-            .contains("needs two integers, and `4.6` is not one"));
-        assert!(parse_vary("a=0..100000000")
-            .unwrap_err()
-            .contains("at most"));
-        assert!(parse_vary("novalue").is_err());
-    }
-
-    #[test]
-    fn seeds_and_shards_parse() {
-        assert_eq!(parse_seeds("1..5").unwrap().0, [1, 2, 3, 4, 5]);
-        assert_eq!(parse_seeds("7, 3,9").unwrap().0, [7, 3, 9]);
-        assert!(parse_seeds("3..1").is_err());
-        assert!(parse_seeds("1,x")
-            .unwrap_err()
-            .contains("`x` is not a seed"));
-        assert!(parse_seeds("1,2,1").unwrap_err().contains("listed twice"));
+    fn shards_parse() {
         let shard = parse_shard("1/2").unwrap();
         assert!(shard.includes(1) && shard.includes(3) && !shard.includes(2));
         assert!(parse_shard("2/2").is_err());
         assert!(parse_shard("0/0").is_err());
         assert!(parse_shard("1").is_err());
-    }
-
-    #[test]
-    fn points_count_in_product_order_first_flag_slowest() {
-        let vary = [parse_vary("a=1,2").unwrap(), parse_vary("b=x,y,z").unwrap()];
-        let values = |index| {
-            settings_of(&vary, index)
-                .into_iter()
-                .map(|(_, value)| value)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(values(0), ["1", "x"]);
-        assert_eq!(values(1), ["1", "y"]);
-        assert_eq!(values(3), ["2", "x"]);
-        assert_eq!(values(5), ["2", "z"]);
     }
 }

@@ -8,6 +8,8 @@
 mod overrides;
 #[cfg(feature = "schema-validation")]
 mod schema_errors;
+pub mod spread;
+pub mod sweep;
 
 use sched_core::{Scenario, ScenarioError};
 use serde_json::Value;

@@ -39,6 +39,93 @@ pub fn check_scenario(text: &str) -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// Plans a sweep as `schedlab sweep` does: `vary` is a JSON list of `PATH=VALUES`
+/// strings (the CLI's `--vary` grammar, the first varying slowest), `seeds` its
+/// `--seeds` (`1..5`, `1,7,9`). Every point is built and checked before anything
+/// runs. Returns `{"seeds": [...], "points": [{"index", "set": {path: value},
+/// "scenario": {...}}]}`, each point's scenario as JSON ready for
+/// [`run_summary`]; throws one message naming each problem.
+#[wasm_bindgen]
+pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String, JsValue> {
+    use sched_scenario::sweep;
+    let fail = |message: String| JsValue::from_str(&message);
+    let flags: Vec<String> = serde_json::from_str(vary).map_err(|err| {
+        fail(format!(
+            "the vary list is not a JSON list of strings: {err}"
+        ))
+    })?;
+    let flags = flags
+        .iter()
+        .map(|flag| sweep::parse_vary(flag).map_err(|message| format!("vary `{flag}`: {message}")))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
+    if let Some(empty) = flags.iter().find(|flag| flag.values.is_empty()) {
+        return Err(fail(format!("vary {} lists no value", empty.path)));
+    }
+    let seeds = sweep::parse_seeds(seeds)
+        .map_err(|message| fail(format!("seeds: {message}")))?
+        .0;
+    if seeds.is_empty() {
+        return Err(fail("seeds: no seed is listed".into()));
+    }
+    let base = parse_json(scenario_text)
+        .and_then(|value| scenario_from_value(&value))
+        .map_err(|errors| fail(sched_scenario::format_errors(&errors)))?;
+    let base = serde_json::to_value(&base).map_err(|err| fail(err.to_string()))?;
+    let count = sweep::point_count(&flags)
+        .filter(|count| count.saturating_mul(seeds.len() as u64) <= sweep::MAX_RUNS)
+        .ok_or_else(|| fail(format!("the sweep has more than {} runs", sweep::MAX_RUNS)))?;
+    let mut points = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    for index in 0..count {
+        match sweep::point_scenario(&base, &flags, index) {
+            Ok(point) => {
+                let set: serde_json::Map<String, serde_json::Value> =
+                    point.typed.into_iter().collect();
+                let scenario =
+                    serde_json::to_value(&point.scenario).map_err(|err| fail(err.to_string()))?;
+                points.push(json!({ "index": index, "set": set, "scenario": scenario }));
+            }
+            Err(message) => {
+                for line in message.lines() {
+                    if !problems.iter().any(|seen| seen == line) {
+                        problems.push(line.to_string());
+                    }
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(fail(problems.join("\n")));
+    }
+    Ok(json!({ "seeds": seeds, "points": points }).to_string())
+}
+
+/// Runs scenario JSON to its end with `seed`, keeping no trace, and returns its
+/// summary as `schedlab run --json` prints it (one run of a sweep).
+#[wasm_bindgen]
+pub fn run_summary(scenario_text: &str, name: &str, seed: f64) -> Result<String, JsValue> {
+    let mut scenario = parse_json(scenario_text)
+        .and_then(|value| scenario_from_value(&value))
+        .map_err(|errors| errors_to_js(&errors))?;
+    scenario.seed = seed as u64;
+    let mut sim =
+        Simulator::with_trace_limit(&scenario, 0).map_err(|errors| errors_to_js(&errors))?;
+    sim.run_to_end();
+    Ok(serde_json::to_string(&sim.summary(name)).expect("a summary serialises"))
+}
+
+/// The median, min and max over runs, field by field (`schedlab sweep --json`'s
+/// per-point figures): `runs` is a JSON list of summaries; returns
+/// `{"median", "min", "max"}`.
+#[wasm_bindgen]
+pub fn spread_json(runs: &str) -> Result<String, JsValue> {
+    let runs: Vec<serde_json::Value> =
+        serde_json::from_str(runs).map_err(|err| JsValue::from_str(&err.to_string()))?;
+    let spread = sched_scenario::spread::spread(&runs);
+    Ok(json!({ "median": spread.median, "min": spread.min, "max": spread.max }).to_string())
+}
+
 #[wasm_bindgen]
 pub struct SimHandle {
     sim: Simulator,

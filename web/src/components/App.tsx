@@ -17,16 +17,21 @@ import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
 import type { DrawingRefs } from './ExportMenu';
+import { SweepPanel } from './SweepPanel';
+import type { SweepRunner } from '../engine/sweepClient';
 
 export function App({
   store,
   controller,
   actions,
+  sweeps,
   onTimelineDrawn,
 }: {
   store: AppStore;
   controller: Controller;
   actions: readonly Action[];
+  /** Runs the Sweep panel's sweeps in a worker of their own. */
+  sweeps: SweepRunner;
   /** Told what each timeline draw painted (the end-to-end tests' hook). */
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
@@ -65,6 +70,7 @@ export function App({
           <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
           <LockStat store={store} />
           <EventLog store={store} controller={controller} />
+          <SweepPanel store={store} runner={sweeps} />
         </div>
         <aside className="right">
           <Inspector store={store} controller={controller} />

@@ -1,0 +1,306 @@
+//! Sweeps: the grammar of `--vary PATH=VALUES` and `--seeds`, the points of a sweep's
+//! grid, and each point's scenario. `schedlab sweep` and the app's sweeps both use it,
+//! so a sweep typed in either runs the same points.
+
+use crate::{apply_override, scenario_from_value, schema_value};
+use sched_core::Scenario;
+use serde_json::Value;
+
+/// At most this many values in one `--vary` range or `--seeds` range, and runs in one
+/// sweep: a typo such as `1..1000000000` is refused instead of filling memory.
+pub const MAX_VALUES: u64 = 100_000;
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// One `--vary` flag: a field and the values it takes, as written.
+#[derive(Clone, Debug)]
+pub struct Vary {
+    pub path: String,
+    pub values: Vec<String>,
+}
+
+/// The `--seeds` list, in the order given.
+#[derive(Clone, Debug)]
+pub struct Seeds(pub Vec<u64>);
+
+pub fn parse_vary(text: &str) -> Result<Vary, String> {
+    let (path, list) = text
+        .split_once('=')
+        .ok_or_else(|| "expected PATH=V1,V2,... or PATH=A..B".to_string())?;
+    let path = path.trim();
+    if path.is_empty() {
+        return Err("the path before `=` is empty".into());
+    }
+    let items = split_list(list);
+    let values = match items.as_slice() {
+        [single] if is_range(single) => integer_range(single)
+            .map_err(|message| format!("`{path}={list}`: {message}"))?
+            .map(|value| value.to_string())
+            .collect(),
+        _ => items,
+    };
+    Ok(Vary {
+        path: path.to_string(),
+        values,
+    })
+}
+
+/// Splits `V1,V2,...` at the commas that are not inside a quoted string or a JSON
+/// list or object, so `[0,1],[2,3]` is two values.
+pub fn split_list(list: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for character in list.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if character == '\\' {
+                escaped = true;
+            } else if character == '"' {
+                in_string = false;
+            }
+        } else {
+            match character {
+                '"' => in_string = true,
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth = depth.saturating_sub(1),
+                ',' if depth == 0 => {
+                    items.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        current.push(character);
+    }
+    items.push(current);
+    items
+}
+
+/// A range is written `A..B`; a quoted string or JSON value holding `..` is not one.
+fn is_range(item: &str) -> bool {
+    let trimmed = item.trim_start();
+    trimmed.contains("..") && !trimmed.starts_with(['"', '[', '{'])
+}
+
+/// `A..B` (inclusive) of integers, A <= B, at most [`MAX_VALUES`] of them.
+fn integer_range(text: &str) -> Result<std::ops::RangeInclusive<i64>, String> {
+    let (low, high) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}` is not a range A..B"))?;
+    let parse = |end: &str| {
+        end.trim().parse::<i64>().map_err(|_| {
+            format!(
+                "a range A..B needs two integers, and `{}` is not one",
+                end.trim()
+            )
+        })
+    };
+    let (low, high) = (parse(low)?, parse(high)?);
+    if low > high {
+        return Err(format!("a range A..B needs A <= B, got {low}..{high}"));
+    }
+    let count = (i128::from(high) - i128::from(low) + 1) as u128;
+    if count > u128::from(MAX_VALUES) {
+        return Err(format!(
+            "the range {low}..{high} has {count} values; at most {MAX_VALUES} in one range"
+        ));
+    }
+    Ok(low..=high)
+}
+
+pub fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    let parse = |seed: &str| {
+        seed.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{}` is not a seed (a whole number from 0)", seed.trim()))
+    };
+    let seeds: Vec<u64> = match text.split_once("..") {
+        Some((low, high)) => {
+            let (low, high) = (parse(low)?, parse(high)?);
+            if low > high {
+                return Err(format!("a range A..B needs A <= B, got {low}..{high}"));
+            }
+            if high - low >= MAX_VALUES {
+                return Err(format!("{low}..{high} is more than {MAX_VALUES} seeds"));
+            }
+            (low..=high).collect()
+        }
+        None => text.split(',').map(parse).collect::<Result<_, _>>()?,
+    };
+    // A repeated seed would run twice and weigh twice in the median.
+    for (position, seed) in seeds.iter().enumerate() {
+        if seeds[..position].contains(seed) {
+            return Err(format!("seed {seed} is listed twice"));
+        }
+    }
+    Ok(Seeds(seeds))
+}
+
+/// The settings of point `index`: mixed-radix digits with the last flag fastest.
+pub fn settings_of(vary: &[Vary], mut index: u64) -> Vec<(String, String)> {
+    let mut settings = vec![(String::new(), String::new()); vary.len()];
+    for (slot, flag) in vary.iter().enumerate().rev() {
+        let radix = flag.values.len() as u64;
+        let digit = (index % radix) as usize;
+        index /= radix;
+        settings[slot] = (flag.path.clone(), flag.values[digit].clone());
+    }
+    settings
+}
+
+/// A dotted path as a JSON pointer (`workloads.0.kind` → `/workloads/0/kind`).
+pub fn pointer_of(path: &str) -> String {
+    path.split('.')
+        .map(|segment| format!("/{}", segment.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+pub fn assignment(path: &str, value: &str) -> String {
+    format!("{path}={value}")
+}
+
+/// How many points the product of `vary` has, or `None` past [`MAX_RUNS`].
+pub fn point_count(vary: &[Vary]) -> Option<u64> {
+    vary.iter()
+        .try_fold(1u64, |product, flag| {
+            product.checked_mul(flag.values.len() as u64)
+        })
+        .filter(|&count| count <= MAX_RUNS)
+}
+
+/// One point of a sweep, checked: its settings as written, the same values as the
+/// scenario JSON holds them (`2`, `"4.6"`, `false`), and the scenario they give.
+#[derive(Clone, Debug)]
+pub struct PointScenario {
+    pub settings: Vec<(String, String)>,
+    pub typed: Vec<(String, Value)>,
+    pub scenario: Scenario,
+}
+
+/// Applies point `index`'s settings to `base` (a scenario as JSON) and checks the
+/// result. A value the schema refuses is said as `--vary PATH: message`; a scenario
+/// the settings make wrong, with the point's settings.
+pub fn point_scenario(base: &Value, vary: &[Vary], index: u64) -> Result<PointScenario, String> {
+    let schema = schema_value();
+    let settings = settings_of(vary, index);
+    let mut scratch = base.clone();
+    let mut typed = Vec::new();
+    let mut problems = Vec::new();
+    for (path, value) in &settings {
+        match apply_override(&mut scratch, &schema, &assignment(path, value)) {
+            Ok(()) => typed.push((
+                path.clone(),
+                scratch
+                    .pointer(&pointer_of(path))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            )),
+            Err(message) => {
+                let message = message
+                    .strip_prefix(&format!("`{path}`: "))
+                    .unwrap_or(&message);
+                problems.push(format!("--vary {path}: {message}"));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
+    match scenario_from_value(&scratch) {
+        Ok(scenario) => Ok(PointScenario {
+            settings,
+            typed,
+            scenario,
+        }),
+        Err(errors) => {
+            let shown: Vec<String> = settings
+                .iter()
+                .map(|(path, value)| assignment(path, value))
+                .collect();
+            let first = errors
+                .iter()
+                .map(|error| format!("{}: {}", error.path, error.message))
+                .collect::<Vec<_>>()
+                .join("; ");
+            Err(format!("point {index} ({}): {first}", shown.join(" ")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vary_reads_lists_and_ranges() {
+        let vary = parse_vary("knobs.hz=100,250,1000").unwrap();
+        assert_eq!(vary.path, "knobs.hz");
+        assert_eq!(vary.values, ["100", "250", "1000"]);
+        assert_eq!(parse_vary("a.b=2..4").unwrap().values, ["2", "3", "4"]);
+        assert_eq!(parse_vary("a=-1..1").unwrap().values, ["-1", "0", "1"]);
+        assert_eq!(
+            split_list(r#"[0,1],{"a":1,"b":2},"x,y",z"#),
+            [r#"[0,1]"#, r#"{"a":1,"b":2}"#, r#""x,y""#, "z"]
+        );
+        // A quoted `..` is a value, not a range.
+        assert_eq!(parse_vary(r#"title="a..b""#).unwrap().values, [r#""a..b""#]);
+        assert!(parse_vary("a=4..2")
+            .unwrap_err()
+            .contains("A <= B, got 4..2"));
+        assert!(parse_vary("kernel=4.6..6.5")
+            .unwrap_err()
+            .contains("needs two integers, and `4.6` is not one"));
+        assert!(parse_vary("a=0..100000000")
+            .unwrap_err()
+            .contains("at most"));
+        assert!(parse_vary("novalue").is_err());
+    }
+
+    #[test]
+    fn seeds_parse() {
+        assert_eq!(parse_seeds("1..5").unwrap().0, [1, 2, 3, 4, 5]);
+        assert_eq!(parse_seeds("7, 3,9").unwrap().0, [7, 3, 9]);
+        assert!(parse_seeds("3..1").is_err());
+        assert!(parse_seeds("1,x")
+            .unwrap_err()
+            .contains("`x` is not a seed"));
+        assert!(parse_seeds("1,2,1").unwrap_err().contains("listed twice"));
+    }
+
+    #[test]
+    fn points_count_in_product_order_first_flag_slowest() {
+        let vary = [parse_vary("a=1,2").unwrap(), parse_vary("b=x,y,z").unwrap()];
+        let values = |index| {
+            settings_of(&vary, index)
+                .into_iter()
+                .map(|(_, value)| value)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(values(0), ["1", "x"]);
+        assert_eq!(values(1), ["1", "y"]);
+        assert_eq!(values(3), ["2", "x"]);
+        assert_eq!(values(5), ["2", "z"]);
+    }
+
+    #[test]
+    fn a_point_types_its_values_and_checks_its_scenario() {
+        let text = include_str!("../../../scenarios/teaching-small.json");
+        let base = crate::parse_json(text).unwrap();
+        let vary = [
+            parse_vary("seed=3,4").unwrap(),
+            parse_vary("kernel=4.6,6.5").unwrap(),
+        ];
+        let point = point_scenario(&base, &vary, 2).unwrap();
+        assert_eq!(point.typed[0].1, serde_json::json!(4));
+        assert_eq!(point.typed[1].1, serde_json::json!("4.6"));
+        assert_eq!(point.scenario.seed, 4);
+        let bad = [parse_vary("seed=x").unwrap()];
+        let message = point_scenario(&base, &bad, 0).unwrap_err();
+        assert!(message.starts_with("--vary seed:"), "{message}");
+        let nowhere = [parse_vary("nope.field=1").unwrap()];
+        assert!(point_scenario(&base, &nowhere, 0).is_err());
+    }
+}

@@ -1,0 +1,196 @@
+/**
+ * Sweeps in the app: the form's text read as `schedlab sweep` arguments, the
+ * sweeps the docs run for each bundled scenario, the result arranged for the
+ * plot (one line per value of the other varied fields, each point's median with
+ * its min..max over seeds), and the same sweep as a CLI command and as CSV.
+ * Pure: no React, no engine.
+ */
+import type { ScenarioProblem } from '../engine/protocol';
+import type { SweepResult } from '../engine/sweepProtocol';
+import { flattenNumbers } from './exports';
+import { valueAtPath, type JsonValue, type PolicyOverrides } from './policy';
+
+/** What the Sweep form holds. */
+export interface SweepForm {
+  /** One `PATH=VALUES` per line (a leading `--vary` is allowed); the first varies slowest. */
+  readonly vary: string;
+  readonly seeds: string;
+}
+
+/** The app refuses bigger sweeps (the CLI runs them on every core). */
+export const MAX_BROWSER_RUNS = 400;
+
+/**
+ * The sweeps the docs run, by bundled scenario (`docs/policies/*.md`), narrowed
+ * where the docs' grid would take minutes in a browser.
+ */
+const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; readonly metric: string }[] = [
+  { match: /^sis-schbench/, form: { vary: 'policy.sis_scan.enabled=false,true\nworkloads.0.worker_threads=16..22', seeds: '1..5' }, metric: 'wakeup_latency_us.p99' },
+  { match: /^sis-netperf/, form: { vary: 'policy.sis_scan.enabled=false,true\npolicy.sis_scan.gate=true,false', seeds: '1..5' }, metric: 'throughput.value' },
+  { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2,4,8,12,16,20,24', seeds: '1..5' }, metric: 'throughput.value' },
+  { match: /^stream/, form: { vary: 'policy.numa_affinity.enabled=false,true', seeds: '1..5' }, metric: 'throughput.value' },
+  { match: /^shared-runq-hackbench/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all\nworkloads.0.groups=1,2,4', seeds: '1..5' }, metric: 'throughput.value' },
+  { match: /^shared-runq/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all', seeds: '1..5' }, metric: 'throughput.value' },
+];
+
+const DEFAULT_FORM: SweepForm = { vary: 'kernel=4.6,5.2,5.18,6.5', seeds: '1..5' };
+export const DEFAULT_METRIC = 'wakeup_latency_us.p99';
+
+/** The docs' sweep for a scenario, or a sweep over kernel versions. */
+export function suggestedSweep(scenarioId: string): { readonly form: SweepForm; readonly metric: string } {
+  const found = SUGGESTED.find((entry) => entry.match.test(scenarioId));
+  return found ? { form: found.form, metric: found.metric } : { form: DEFAULT_FORM, metric: DEFAULT_METRIC };
+}
+
+/**
+ * The form's vary lines as `--vary` arguments: blank lines and `#` comments
+ * skipped, a leading `--vary` dropped. The core checks paths and values; this
+ * says only what is wrong with a line's shape, by its line number.
+ */
+export function varyLines(text: string): { readonly lines: readonly string[]; readonly problems: readonly ScenarioProblem[] } {
+  const lines: string[] = [];
+  const problems: ScenarioProblem[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim().replace(/^--vary(\s+|=)/, '');
+    if (line === '' || line.startsWith('#')) return;
+    const equals = line.indexOf('=');
+    if (equals <= 0) problems.push({ path: `vary line ${index + 1}`, message: `expected PATH=V1,V2,... or PATH=A..B, got \`${line}\`` });
+    else if (line.slice(equals + 1).trim() === '') problems.push({ path: `vary line ${index + 1}`, message: `\`${line.slice(0, equals)}\` has no values after =` });
+    else lines.push(line);
+  });
+  if (lines.length === 0 && problems.length === 0) problems.push({ path: 'vary', message: 'name at least one field to vary, as PATH=VALUES' });
+  return { lines, problems };
+}
+
+/** The dotted path a `PATH=VALUES` line varies. */
+export function varyPath(line: string): string {
+  return line.slice(0, line.indexOf('=')).trim();
+}
+
+/** The same sweep on the command line (`--set` for each of the Policy panel's settings). */
+export function sweepCommand(scenario: string, overrides: PolicyOverrides, vary: readonly string[], seeds: string): string {
+  const quote = (text: string) => (/^[\w.,=:/+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+  const parts = ['schedlab sweep', quote(scenario)];
+  for (const [path, value] of Object.entries(overrides)) parts.push('--set', quote(`${path}=${String(value)}`));
+  for (const line of vary) parts.push('--vary', quote(line));
+  parts.push('--seeds', quote(seeds.trim()), '--json');
+  return parts.join(' ');
+}
+
+/** One point of a plotted line: its x, and the metric's median, min and max over seeds. */
+export interface PlotPoint {
+  readonly x: number | string;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** A line: the points sharing the values of the fields that are not on the x axis. */
+export interface PlotSeries {
+  /** `policy.sis_scan.enabled=true`, or `all runs` when only the x axis varies. */
+  readonly label: string;
+  readonly points: readonly PlotPoint[];
+}
+
+export interface SweepPlot {
+  readonly xPath: string;
+  /** True when every x is a number: a linear axis; else the values in sweep order. */
+  readonly numericX: boolean;
+  readonly metric: string;
+  readonly series: readonly PlotSeries[];
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function numberAt(value: JsonValue, path: string): number | undefined {
+  const found = valueAtPath(value, path);
+  return typeof found === 'number' ? found : undefined;
+}
+
+/**
+ * The field the plot puts on the x axis: the varied field with the most values
+ * whose values are all numbers (worker threads, N), else the one varying fastest.
+ */
+export function defaultXPath(result: SweepResult, paths: readonly string[]): string {
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const path of paths) {
+    const values = new Set(result.points.map((point) => show(point.set[path])));
+    const numeric = result.points.every((point) => typeof point.set[path] === 'number');
+    if (numeric && values.size > bestCount) {
+      best = path;
+      bestCount = values.size;
+    }
+  }
+  return best ?? paths[paths.length - 1] ?? '';
+}
+
+/** The result as lines of `metric` against `xPath`; a point whose runs lack the metric is left out. */
+export function sweepPlot(result: SweepResult, paths: readonly string[], xPath: string, metric: string): SweepPlot {
+  const others = paths.filter((path) => path !== xPath);
+  const byLabel = new Map<string, PlotPoint[]>();
+  for (const point of result.points) {
+    const label = others.length === 0 ? 'all runs' : others.map((path) => `${path}=${show(point.set[path])}`).join(' ');
+    const median = numberAt(point.median, metric);
+    const min = numberAt(point.min, metric);
+    const max = numberAt(point.max, metric);
+    const x = point.set[xPath];
+    if (median === undefined || min === undefined || max === undefined) continue;
+    const list = byLabel.get(label) ?? [];
+    list.push({ x: typeof x === 'number' ? x : show(x), median, min, max });
+    byLabel.set(label, list);
+  }
+  const numericX = result.points.every((point) => typeof point.set[xPath] === 'number');
+  const series = [...byLabel].map(([label, points]) => ({
+    label,
+    points: numericX ? [...points].sort((a, b) => Number(a.x) - Number(b.x)) : points,
+  }));
+  return { xPath, numericX, metric, series };
+}
+
+/** The metrics a sweep can plot: every number in its summaries, the headline ones first. */
+export function metricChoices(result: SweepResult): readonly string[] {
+  const first = result.points[0];
+  if (!first) return [];
+  const all = flattenNumbers(first.median)
+    .map(([key]) => key)
+    .filter((key) => !['seed', 'sim_time_ns'].includes(key) && !key.startsWith('features.'));
+  const headline = ['wakeup_latency_us.p99', 'wakeup_latency_us.p50', 'throughput.value', 'utilization', 'avg_freq_mhz'].filter((key) => all.includes(key));
+  return [...headline, ...all.filter((key) => !headline.includes(key))];
+}
+
+/** A metric's name with its unit, for the axis: `wakeup_latency_us.p99` → `p99 wakeup latency (us)`. */
+export function metricLabel(metric: string, result: SweepResult | undefined): string {
+  const latency = /^wakeup_latency_us\.(\w+)$/.exec(metric);
+  if (latency) return `${latency[1] ?? ''} wakeup latency (us)`;
+  if (metric === 'throughput.value') {
+    const unit = result?.points[0] ? valueAtPath(result.points[0].median, 'throughput.unit') : undefined;
+    return typeof unit === 'string' ? `throughput (${unit})` : 'throughput';
+  }
+  if (metric === 'utilization') return 'utilisation (0..1)';
+  if (metric === 'avg_freq_mhz') return 'average frequency (MHz)';
+  return metric;
+}
+
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One row per point: its settings, then the metric's median, min and max over seeds. */
+export function sweepCsv(result: SweepResult, paths: readonly string[], metric: string): string {
+  const header = [...paths, `${metric} median`, `${metric} min`, `${metric} max`].map(csvField).join(',');
+  const rows = result.points.map((point) =>
+    [
+      ...paths.map((path) => show(point.set[path])),
+      ...[point.median, point.min, point.max].map((value) => {
+        const found = numberAt(value, metric);
+        return found === undefined ? '' : String(found);
+      }),
+    ]
+      .map(csvField)
+      .join(','),
+  );
+  return [header, ...rows].join('\n') + '\n';
+}
