@@ -5,6 +5,7 @@ import { createController } from './store/controller';
 import { createActions } from './actions/actions';
 import { startEngine } from './engine/client';
 import { createSweepRunner } from './engine/sweepClient';
+import { createCompareSession } from './store/compareSession';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
 import { keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
@@ -33,13 +34,22 @@ const store = createAppStore();
 const timelineHook: TimelineHook = { switches: 0, lanes: 0, spans: 0, sample: undefined };
 const controller = createController(store, startEngine());
 const actions = createActions(controller, store);
+// Compare mode's run B: its own store, controller and engine worker, made on first use.
+const compare = createCompareSession(store, controller, () => {
+  const storeB = createAppStore();
+  return { store: storeB, controller: createController(storeB, startEngine()) };
+});
 
-store.subscribe(() => {
+/** The idle signal covers run B too: idle once B stands at A's time with the comparison read. */
+const publishIdle = () => {
   const state = store.get();
   timelineHook.switches = state.slices?.switches ?? 0;
-  window.__schedlab = { idle: isIdle(state), events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook };
-  document.documentElement.dataset.engine = isIdle(state) ? 'idle' : 'busy';
-});
+  const idle = isIdle(state) && compare.settled();
+  window.__schedlab = { idle, events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook };
+  document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
+};
+store.subscribe(publishIdle);
+compare.state.subscribe(publishIdle);
 
 const root = document.getElementById('root');
 if (root) createRoot(root).render(
@@ -48,6 +58,7 @@ if (root) createRoot(root).render(
       controller={controller}
       actions={actions}
       sweeps={createSweepRunner()}
+      compare={compare}
       onTimelineDrawn={(stats) => {
         timelineHook.lanes = stats.lanes;
         timelineHook.spans = stats.spans;
@@ -83,7 +94,11 @@ async function open(plan: StartupPlan): Promise<void> {
     editorText: plan.editorText,
     fallback: DEFAULT_SCENARIO,
   });
-  const all = [...plan.problems, ...problems];
+  // A link made in compare mode opens in compare mode, with run B's settings.
+  if (plan.state.compare) await compare.start(plan.state.compare);
+  else compare.stop();
+  const bProblems = compare.state.get().problems;
+  const all = [...plan.problems, ...problems, ...bProblems];
   controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all } : undefined);
 }
 

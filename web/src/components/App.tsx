@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { actionForKey, type Action } from '../actions/actions';
@@ -19,12 +19,17 @@ import { NoticeBanner } from './NoticeBanner';
 import type { DrawingRefs } from './ExportMenu';
 import { SweepPanel } from './SweepPanel';
 import type { SweepRunner } from '../engine/sweepClient';
+import type { CompareSession } from '../store/compareSession';
+import { ComparisonPanel, SideSwitch, useCompare } from './Compare';
+import { SPEEDS } from '../store/app';
+import { FOLLOW_VIEW, type TimelineView } from '../store/timeline';
 
 export function App({
   store,
   controller,
   actions,
   sweeps,
+  compare,
   onTimelineDrawn,
 }: {
   store: AppStore;
@@ -32,10 +37,16 @@ export function App({
   actions: readonly Action[];
   /** Runs the Sweep panel's sweeps in a worker of their own. */
   sweeps: SweepRunner;
+  /** Compare mode: run B and how it follows run A. */
+  compare: CompareSession;
   /** Told what each timeline draw painted (the end-to-end tests' hook). */
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
   const status = useAppState(store, (s) => s.status);
+  const comparing = useCompare(compare, (s) => s.on);
+  const editing = useCompare(compare, (s) => s.editing);
+  const side = comparing ? compare.side() : undefined;
+  const machineBRef = useRef<SVGSVGElement>(null);
   // The drawings the Export menu saves, owned by their panels.
   const machineRef = useRef<SVGSVGElement>(null);
   const timelineRef = useRef<HTMLCanvasElement>(null);
@@ -60,26 +71,75 @@ export function App({
         </h1>
         <p className="tagline">Watch the Linux CFS scheduler place work on CPUs.</p>
       </header>
-      <Toolbar store={store} controller={controller} drawings={drawings} />
+      <Toolbar store={store} controller={controller} drawings={drawings} compare={compare} />
       <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>
         <div className="left">
-          <TopologyView store={store} svgRef={machineRef} />
-          <Charts store={store} />
-          <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
+          {side ? (
+            <>
+              <div className="machines-ab">
+                <TopologyView store={store} svgRef={machineRef} run="A" />
+                <TopologyView store={side.store} svgRef={machineBRef} run="B" />
+              </div>
+              <Charts store={store} />
+              <CompareTimelines store={store} controller={controller} side={side} canvasRef={timelineRef} onDrawn={onTimelineDrawn} />
+              <ComparisonPanel store={store} session={compare} storeB={side.store} />
+            </>
+          ) : (
+            <>
+              <TopologyView store={store} svgRef={machineRef} />
+              <Charts store={store} />
+              <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
+            </>
+          )}
           <LockStat store={store} />
           <EventLog store={store} controller={controller} />
           <SweepPanel store={store} runner={sweeps} />
         </div>
         <aside className="right">
           <Inspector store={store} controller={controller} />
-          <PolicyPanel store={store} controller={controller} />
+          {side && <SideSwitch session={compare} />}
+          {side && editing === 'B' ? (
+            <PolicyPanel key="B" store={side.store} controller={side.controller} run="B" />
+          ) : (
+            <PolicyPanel key="A" store={store} controller={controller} run={side ? 'A' : undefined} />
+          )}
           <LatencyTable store={store} />
           <Counters store={store} />
           <ScenarioEditor store={store} controller={controller} />
         </aside>
       </main>
+    </div>
+  );
+}
+
+/**
+ * Compare mode's timelines: A above B on one time axis (one view, zoomed and
+ * panned together) with A's clock as the one playhead.
+ */
+function CompareTimelines({
+  store,
+  controller,
+  side,
+  canvasRef,
+  onDrawn,
+}: {
+  store: AppStore;
+  controller: Controller;
+  side: { readonly store: AppStore; readonly controller: Controller };
+  canvasRef: React.RefObject<HTMLCanvasElement | null>;
+  onDrawn?: (stats: DrawStats) => void;
+}) {
+  const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
+  const speedIndex = useAppState(store, (s) => s.speedIndex);
+  const canvasBRef = useRef<HTMLCanvasElement>(null);
+  const [view, setView] = useState<TimelineView>(FOLLOW_VIEW);
+  const axis = { view, setView, nowNs, speedFactor: SPEEDS[speedIndex]?.factor ?? 0.01 };
+  return (
+    <div className="timelines-ab">
+      <Timeline store={store} controller={controller} onDrawn={onDrawn} canvasRef={canvasRef} run="A" axis={axis} />
+      <Timeline store={side.store} controller={side.controller} canvasRef={canvasBRef} run="B" axis={axis} />
     </div>
   );
 }

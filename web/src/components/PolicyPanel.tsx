@@ -38,7 +38,16 @@ function withCode(text: string): ReactNode {
  * panel lists what differs from the scenario file. What the user types into a
  * number field is kept, with an inline message, until it is valid.
  */
-export function PolicyPanel({ store, controller }: { store: AppStore; controller: Controller }) {
+export function PolicyPanel({
+  store,
+  controller,
+  run,
+}: {
+  store: AppStore;
+  controller: Controller;
+  /** In compare mode, which run these settings are for (`A`, `B`). */
+  run?: string;
+}) {
   const fileText = useAppState(store, (s) => s.fileText);
   const scenarioId = useAppState(store, (s) => s.scenarioId);
   const overrides = useAppState(store, (s) => s.policyOverrides);
@@ -88,6 +97,11 @@ export function PolicyPanel({ store, controller }: { store: AppStore; controller
     <section className="panel policy" aria-labelledby="policy-title">
       <div className="policy-head">
         <h2 id="policy-title">Policy</h2>
+        {run && (
+          <span className="policy-run" data-testid="policy-run">
+            of run <span className="run-tag">{run}</span>
+          </span>
+        )}
         <span className="policy-kernel" data-testid="policy-kernel">
           kernel <strong>{kernel.version}</strong>
           {kernel.fromFile ? '' : ' (default)'} · seed {seed}

@@ -3,6 +3,7 @@ import type { AppStore } from '../store/app';
 import { encodeShareHash, sessionOf } from '../store/share';
 import { useAppState } from './useStore';
 import { SHARE_CONTEXT } from './shareContext';
+import type { CompareSession } from '../store/compareSession';
 
 /** How long "Link copied" stays up. */
 const COPIED_MS = 6_000;
@@ -17,7 +18,7 @@ type ShareState =
  * compressed), its Policy overrides, seed, speed and playhead, copied to the
  * clipboard; where the clipboard is not available, shown in a field to copy by hand.
  */
-export function ShareButton({ store }: { store: AppStore }) {
+export function ShareButton({ store, compare }: { store: AppStore; compare?: CompareSession }) {
   const fileText = useAppState(store, (s) => s.fileText);
   const [share, setShare] = useState<ShareState>({ kind: 'closed' });
   const fieldRef = useRef<HTMLInputElement>(null);
@@ -30,8 +31,11 @@ export function ShareButton({ store }: { store: AppStore }) {
   }, [share]);
 
   const makeLink = async () => {
-    const session = sessionOf(store.get(), SHARE_CONTEXT);
-    if (!session) return;
+    const found = sessionOf(store.get(), SHARE_CONTEXT);
+    if (!found) return;
+    // In compare mode the link holds run B's settings too.
+    const side = compare?.state.get().on ? compare.side() : undefined;
+    const session = side ? { ...found, compare: side.store.get().policyOverrides } : found;
     const hash = await encodeShareHash(session, SHARE_CONTEXT.speeds);
     const url = `${location.origin}${location.pathname}${location.search}${hash}`;
     if (!navigator.clipboard?.writeText) {

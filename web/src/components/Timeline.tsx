@@ -19,6 +19,17 @@ const PAN_SHARE = 0.2;
 const DRAG_PX = 4;
 
 /**
+ * A time axis shared by several timelines (compare mode): one view, one playhead
+ * (the main run's clock) and one speed, so the runs line up under each other.
+ */
+export interface SharedAxis {
+  readonly view: TimelineView;
+  readonly setView: (view: TimelineView) => void;
+  readonly nowNs: number;
+  readonly speedFactor: number;
+}
+
+/**
  * The per-CPU timeline (region "Timeline"): each CPU's task runs over time on a
  * canvas, following the playhead unless the user zooms or pans. Clicking a run
  * selects its `sched_switch` record and task, as the event log does. Drawing
@@ -29,10 +40,16 @@ export function Timeline({
   controller,
   onDrawn,
   canvasRef,
+  run,
+  axis,
 }: {
   store: AppStore;
   controller: Controller;
   onDrawn?: (stats: DrawStats) => void;
+  /** In compare mode, which run this timeline shows (`A`, `B`): its region is "Timeline A". */
+  run?: string;
+  /** In compare mode, the time axis the timelines share. */
+  axis?: SharedAxis;
   /** The canvas, shared with the Export menu. */
   canvasRef: RefObject<HTMLCanvasElement | null>;
 }) {
@@ -43,8 +60,11 @@ export function Timeline({
   const selectedPid = useAppState(store, (s) => s.selection?.pid);
   // The view belongs to one run: a new run starts followed.
   const [viewOf, setViewOf] = useState<{ readonly run: SliceStore | undefined; readonly view: TimelineView }>({ run: undefined, view: FOLLOW_VIEW });
-  const view = viewOf.run === slices ? viewOf.view : FOLLOW_VIEW;
-  const setView = useCallback((next: TimelineView) => setViewOf({ run: slices, view: next }), [slices]);
+  const ownView = viewOf.run === slices ? viewOf.view : FOLLOW_VIEW;
+  const setOwnView = useCallback((next: TimelineView) => setViewOf({ run: slices, view: next }), [slices]);
+  const view = axis?.view ?? ownView;
+  const sharedSetView = axis?.setView;
+  const setView = useMemo(() => sharedSetView ?? setOwnView, [sharedSetView, setOwnView]);
   const [scrollTop, setScrollTop] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(scrollRef);
@@ -54,8 +74,8 @@ export function Timeline({
   const geometry = useMemo(() => timelineGeometry(width, nCpus), [width, nCpus]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const comms = useMemo(() => new Map((loaded?.tasks ?? []).map((task) => [task.pid, task.comm])), [loaded]);
-  const speedFactor = SPEEDS[speedIndex]?.factor ?? 0.01;
-  const nowNs = frame?.nowNs ?? 0;
+  const speedFactor = axis?.speedFactor ?? SPEEDS[speedIndex]?.factor ?? 0.01;
+  const nowNs = axis?.nowNs ?? frame?.nowNs ?? 0;
   const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
 
   // A new run starts from the top lane (the scroll event updates `scrollTop`).
@@ -85,7 +105,7 @@ export function Timeline({
         scrollTop,
         t0,
         t1,
-        nowNs: frame.nowNs,
+        nowNs: simTimeNs(nowNs),
         slices,
         colors,
         comm: (pid) => comms.get(pid),
@@ -97,7 +117,7 @@ export function Timeline({
       pending.current = undefined;
       latest.current?.();
     });
-  }, [geometry, scrollTop, t0, t1, frame, slices, colors, comms, selectedPid, onDrawn, canvasRef]);
+  }, [geometry, scrollTop, t0, t1, frame, nowNs, slices, colors, comms, selectedPid, onDrawn, canvasRef]);
   useEffect(
     () => () => {
       if (pending.current !== undefined) cancelAnimationFrame(pending.current);
@@ -196,10 +216,13 @@ export function Timeline({
   const truncated = frame?.traceKeptUntilNs;
 
   return (
-    <section className="panel timeline" aria-label="Timeline">
+    <section className="panel timeline" aria-label={run ? `Timeline ${run}` : 'Timeline'} data-run={run}>
       <div className="timeline-head">
-        <h2>Timeline</h2>
-        <span className="timeline-window" data-testid="timeline-window">
+        <h2>
+          {run && <span className="run-tag">{run}</span>}
+          Timeline
+        </h2>
+        <span className="timeline-window" data-testid={run === "B" ? "timeline-window-b" : "timeline-window"}>
           {formatTraceTime(simTimeNs(t0))} s to {formatTraceTime(simTimeNs(t1))} s ({formatDuration(t1 - t0)} shown)
         </span>
         <button type="button" aria-pressed={view.follow} onClick={() => setView(followView())} title="Follow the playhead">
@@ -241,7 +264,7 @@ export function Timeline({
           style={{ width: geometry.width, height: geometry.viewHeight }}
           role="img"
           aria-label={`Task runs on ${nCpus} CPUs from ${formatTraceTime(simTimeNs(t0))} s to ${formatTraceTime(simTimeNs(t1))} s`}
-          data-testid="timeline-canvas"
+          data-testid={run === "B" ? "timeline-canvas-b" : "timeline-canvas"}
         />
         <div style={{ height: geometry.contentHeight - geometry.viewHeight }} aria-hidden="true" />
       </div>

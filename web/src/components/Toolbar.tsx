@@ -6,8 +6,20 @@ import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
 import { ShareButton } from './ShareButton';
 import { ExportMenu, type DrawingRefs } from './ExportMenu';
+import { CompareButton } from './Compare';
+import type { CompareSession } from '../store/compareSession';
 
-export function Toolbar({ store, controller, drawings }: { store: AppStore; controller: Controller; drawings: DrawingRefs }) {
+export function Toolbar({
+  store,
+  controller,
+  drawings,
+  compare,
+}: {
+  store: AppStore;
+  controller: Controller;
+  drawings: DrawingRefs;
+  compare: CompareSession;
+}) {
   const scenarioId = useAppState(store, (s) => s.scenarioId);
   const playing = useAppState(store, (s) => s.playing);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
@@ -69,7 +81,8 @@ export function Toolbar({ store, controller, drawings }: { store: AppStore; cont
         </label>
       </div>
       <div className="buttons share-export">
-        <ShareButton store={store} />
+        <CompareButton store={store} session={compare} />
+        <ShareButton store={store} compare={compare} />
         <ExportMenu store={store} controller={controller} drawings={drawings} />
       </div>
       <div className="clock" aria-live="off">

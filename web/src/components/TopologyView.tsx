@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type RefObject } from 'react';
+import { useEffect, useId, useMemo, useRef, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { useElementWidth } from './useElementWidth';
@@ -11,7 +11,17 @@ import { parseFramePower, powerOn } from '../store/power';
 import { formatNs, type PowerView } from '../render/power';
 import { JitterTag } from './JitterTag';
 
-export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefObject<SVGSVGElement | null> }) {
+export function TopologyView({
+  store,
+  svgRef,
+  run,
+}: {
+  store: AppStore;
+  svgRef: RefObject<SVGSVGElement | null>;
+  /** In compare mode, which run this machine shows (`A`, `B`); its title and names say so. */
+  run?: string;
+}) {
+  const titleId = useId();
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const selection = useAppState(store, (s) => s.selection);
@@ -56,8 +66,9 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
   );
 
   return (
-    <section className="panel machine" aria-labelledby="machine-title">
-      <h2 id="machine-title">
+    <section className="panel machine" aria-labelledby={titleId} data-run={run}>
+      <h2 id={titleId}>
+        {run && <span className="run-tag">{run}</span>}
         {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} CPUs` : 'Machine'}
       </h2>
       {loaded && (
@@ -115,7 +126,12 @@ export function TopologyView({ store, svgRef }: { store: AppStore; svgRef: RefOb
         </ul>
       )}
       <div ref={hostRef} className="machine-host">
-        <svg ref={svgRef} role="img" aria-label="CPUs and what they run" data-testid="machine" />
+        <svg
+          ref={svgRef}
+          role="img"
+          aria-label={run === undefined || run === 'A' ? 'CPUs and what they run' : `CPUs and what they run, run ${run}`}
+          data-testid={run === undefined || run === 'A' ? 'machine' : `machine-${run.toLowerCase()}`}
+        />
       </div>
     </section>
   );

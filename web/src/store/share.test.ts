@@ -157,6 +157,31 @@ describe('share links', () => {
   });
 });
 
+describe('compare mode in a link', () => {
+  it('round-trips run B settings with cmp=1', async () => {
+    const state: SessionState = { ...shared, compare: { 'policy.shared_runq.mode': 'all' } };
+    const hash = await encodeShareHash(state, context.speeds);
+    expect(hash).toContain('cmp=1');
+    expect(hash).toContain('bset=policy.shared_runq.mode%3Dall');
+    const link = await decodeShareHash(hash, context);
+    expect(link.problems).toEqual([]);
+    expect(link.state.compare).toEqual({ 'policy.shared_runq.mode': 'all' });
+    expect(link.state.overrides).toEqual(shared.overrides);
+  });
+
+  it('says what is wrong with compare state and opens without it, or without the bad setting', async () => {
+    const bad = await decodeShareHash('#v=1&scenario=teaching-small&cmp=yes&bset=policy.sis_scan.enabled=true', context);
+    expect(bad.state.compare).toBeUndefined();
+    expect(bad.problems.map((problem) => problem.path)).toEqual(['cmp']);
+    const orphan = await decodeShareHash('#v=1&scenario=teaching-small&bset=policy.sis_scan.enabled=true', context);
+    expect(orphan.state.compare).toBeUndefined();
+    expect(orphan.problems[0]?.message).toContain('without `cmp=1`');
+    const unknown = await decodeShareHash('#v=1&scenario=teaching-small&cmp=1&bset=policy.nope=1&bset=policy.sis_scan.enabled=true', context);
+    expect(unknown.state.compare).toEqual({ 'policy.sis_scan.enabled': true });
+    expect(unknown.problems[0]?.path).toBe('bset policy.nope');
+  });
+});
+
 describe('what a link holds', () => {
   it('names a bundled scenario whose text is unchanged, and carries an edited one as text', () => {
     const teaching = text('teaching-small');

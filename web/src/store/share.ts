@@ -5,7 +5,8 @@
  * with the part of the link it is in. Pure: no React, no engine, no DOM beyond the
  * platform's `CompressionStream`.
  *
- * The hash is `#v=1&scenario=NAME&seed=N&speed=F&t=NS&e=EVENTS&set=PATH=VALUE...`,
+ * The hash is `#v=1&scenario=NAME&seed=N&speed=F&t=NS&e=EVENTS&set=PATH=VALUE...`
+ * (and, in compare mode, `cmp=1&bset=PATH=VALUE...`: run B's overrides),
  * or `text=...` (the scenario text, `deflate-raw` compressed and base64url encoded)
  * in place of `scenario` for an edited scenario. `set` takes a value as the CLI's
  * `--set` does, read by the Policy panel's control for that path.
@@ -36,6 +37,8 @@ export interface SessionState {
   readonly seed: number | undefined;
   readonly speedIndex: number;
   readonly playhead: Playhead | undefined;
+  /** In compare mode, run B's overrides (on the same file); undefined when not comparing. */
+  readonly compare?: PolicyOverrides;
 }
 
 /** What reading a link needs to know about this build of the app. */
@@ -58,7 +61,7 @@ export interface DecodedLink {
 }
 
 /** The parameters a share link may hold; a hash with none of them is not a share link. */
-const KEYS = ['v', 'scenario', 'text', 'seed', 'speed', 't', 'e', 'set'] as const;
+const KEYS = ['v', 'scenario', 'text', 'seed', 'speed', 't', 'e', 'set', 'cmp', 'bset'] as const;
 
 export function defaultSession(context: ShareContext): SessionState {
   return {
@@ -173,6 +176,13 @@ export async function encodeShareHash(state: SessionState, speeds: readonly numb
   for (const path of Object.keys(state.overrides).sort()) {
     const value = state.overrides[path];
     if (value !== undefined) params.append('set', `${path}=${settingText(value)}`);
+  }
+  if (state.compare) {
+    params.set('cmp', '1');
+    for (const path of Object.keys(state.compare).sort()) {
+      const value = state.compare[path];
+      if (value !== undefined) params.append('bset', `${path}=${settingText(value)}`);
+    }
   }
   return `#${params.toString()}`;
 }
@@ -310,7 +320,18 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
 
   const read = readOverrides(params.getAll('set'), context.controls, 'set');
   problems.push(...read.problems);
-  return { hasState: true, state: { scenario, overrides: read.overrides, seed, speedIndex, playhead }, problems };
+  let compare: PolicyOverrides | undefined;
+  const cmp = params.get('cmp');
+  if (cmp === '1') {
+    const readB = readOverrides(params.getAll('bset'), context.controls, 'bset');
+    problems.push(...readB.problems);
+    compare = readB.overrides;
+  } else if (cmp !== null) {
+    problems.push({ path: 'cmp', message: `expected 1 (compare mode), got \`${cmp}\`; opened without compare mode` });
+  } else if (params.has('bset')) {
+    problems.push({ path: 'bset', message: 'run B settings without `cmp=1`; opened without compare mode' });
+  }
+  return { hasState: true, state: { scenario, overrides: read.overrides, seed, speedIndex, playhead, ...(compare ? { compare } : {}) }, problems };
 }
 
 /** A problem as one line: `t: the time must be at least 0 ns, got -5`. */
