@@ -182,6 +182,12 @@ export function schemaProblems(value: unknown): ScenarioProblem[] {
   });
 }
 
+/** Everything wrong with scenario text: its JSON syntax, else its schema problems (empty when valid). */
+export function scenarioTextProblems(text: string): ScenarioProblem[] {
+  const parsed = parseScenarioText(text);
+  return 'problems' in parsed ? parsed.problems : schemaProblems(parsed.value);
+}
+
 export function formatProblem(problem: ScenarioProblem): string {
   return problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
 }
