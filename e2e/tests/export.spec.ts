@@ -132,3 +132,72 @@ test('the Export menu works from the keyboard and closes with Escape', async ({ 
   // Nothing started playing on the way.
   await waitIdle(page);
 });
+
+test('the trace exports as Perfetto / Chrome JSON: a track per CPU, a slice per run, the reasons on instants', async ({ page }) => {
+  const file = await exportFile(page, 'Trace (Perfetto / Chrome JSON)');
+  expect(file.name).toBe('schedlab-teaching-small-seed42-trace.json');
+  const document = JSON.parse(file.bytes.toString('utf8')) as {
+    displayTimeUnit: string;
+    traceEvents: { ph: string; tid?: number; name: string; ts?: number; dur?: number; args?: Record<string, unknown> }[];
+  };
+  expect(document.displayTimeUnit).toBe('ns');
+  const events = document.traceEvents;
+  const threads = events.filter((event) => event.ph === 'M' && event.name === 'thread_name').map((event) => event.args?.name);
+  expect(threads).toEqual(['CPU 0', 'CPU 1', 'CPU 2', 'CPU 3', 'CPU 4', 'CPU 5', 'CPU 6', 'CPU 7']);
+  const slices = events.filter((event) => event.ph === 'X');
+  expect(slices.length).toBeGreaterThan(100);
+  for (const slice of slices) {
+    expect(slice.tid).toBeGreaterThanOrEqual(0);
+    expect(slice.dur).toBeGreaterThanOrEqual(0);
+    expect(slice.name).toMatch(/^\S+ \d+$/);
+  }
+  // Slices on one CPU never overlap.
+  const cpu0 = slices.filter((slice) => slice.tid === 0).sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0));
+  for (let index = 1; index < cpu0.length; index += 1) {
+    expect(cpu0[index]!.ts!).toBeGreaterThanOrEqual(cpu0[index - 1]!.ts! + cpu0[index - 1]!.dur! - 1e-6);
+  }
+  const wakeups = events.filter((event) => event.ph === 'i' && event.name.startsWith('sched_wakeup'));
+  expect(wakeups.length).toBeGreaterThan(50);
+  expect(wakeups.some((event) => typeof event.args?.reason === 'string' && (event.args.reason as string).length > 0)).toBe(true);
+});
+
+test('the timeline exports as SVG: every lane, the runs on screen, the axis', async ({ page }) => {
+  const file = await exportFile(page, 'Timeline (SVG)');
+  expect(file.name).toBe('schedlab-teaching-small-seed42-timeline.svg');
+  const text = file.bytes.toString('utf8');
+  const parsed = await page.evaluate((source) => {
+    const doc = new DOMParser().parseFromString(source, 'image/svg+xml');
+    return {
+      errors: doc.getElementsByTagName('parsererror').length,
+      root: doc.documentElement.localName,
+      rects: doc.querySelectorAll('rect').length,
+      labels: [...doc.querySelectorAll('text')].map((label) => label.textContent ?? ''),
+    };
+  }, text);
+  expect(parsed.errors).toBe(0);
+  expect(parsed.root).toBe('svg');
+  for (let cpu = 0; cpu < 8; cpu += 1) expect(parsed.labels).toContain(`CPU ${cpu}`);
+  expect(parsed.labels.some((label) => / ms$/.test(label))).toBe(true);
+  // As many runs as the canvas painted, at least.
+  const spans = await page.evaluate(() => window.__schedlab?.timeline.spans ?? 0);
+  expect(parsed.rects).toBeGreaterThanOrEqual(spans);
+});
+
+test('with the power model, the Frequency chart exports as SVG and PNG', async ({ page }) => {
+  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('turbo-bench-power9-pack');
+  await waitIdle(page);
+  await page.getByRole('button', { name: 'Step' }).click();
+  await waitIdle(page);
+  const svg = await exportFile(page, 'Frequency chart (SVG)');
+  expect(svg.name).toMatch(/^schedlab-turbo-bench-power9-pack-seed\d+-frequency\.svg$/);
+  const text = svg.bytes.toString('utf8');
+  expect(text).toContain('class="freq-line"');
+  expect(text).toMatch(/nominal \d\.\d\d GHz/);
+  const png = await exportFile(page, 'Frequency chart (PNG)');
+  expect(pngSize(png.bytes).width).toBeGreaterThan(300);
+  // Without the power model there is no chart to export.
+  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('teaching-small');
+  await waitIdle(page);
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await expect(page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: 'Frequency chart (SVG)' })).toHaveCount(0);
+});

@@ -24,11 +24,13 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
 
+  const time = await page.getByTestId('sim-time').textContent();
+  expect(time).not.toContain('t = 0.000000 s');
   await mode.selectOption('off');
   await waitIdle(page);
   await expect(mode).toHaveValue('off');
-  // The same scenario from time 0, without SHARED_RUNQ: no shard lock, no lanes.
-  await expect(page.getByTestId('sim-time')).toContainText('t = 0.000000 s');
+  // The same scenario re-run from time 0 to the same playhead, without SHARED_RUNQ: no shard lock, no lanes.
+  await expect(page.getByTestId('sim-time')).toHaveText(time ?? '');
   await expect(shardRow).toHaveCount(0);
   await expect(lockStat.locator('tr.lock-class[data-class="&rq->__lock"]')).toHaveCount(1);
   await expect(page.locator('svg[data-testid="machine"] g.lane')).toHaveCount(0);
@@ -44,6 +46,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await waitIdle(page);
   await page.getByRole('button', { name: 'Restart' }).click();
   await waitIdle(page);
+  await expect(page.getByTestId('sim-time')).toContainText('t = 0.000000 s');
   await expect(mode).toHaveValue('off');
   await expect(shardRow).toHaveCount(0);
 

@@ -389,70 +389,17 @@ fn bench(name: &str, set: &[String], repeat: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// Chrome trace-event JSON: one track per CPU with a slice per task run, and
-/// instant events for wakeups and migrations carrying the model's reason.
+/// Writes the run as Chrome trace-event JSON (`sched_scenario::perfetto`).
 fn write_perfetto_json(sim: &Simulator, out: &Path) -> Result<(), String> {
-    use sched_core::trace::{TaskNames, TraceKind};
-    use serde_json::json;
     use std::io::Write;
     let file = std::fs::File::create(out)
         .map_err(|err| format!("error: cannot write {}: {err}", out.display()))?;
     let mut writer = std::io::BufWriter::new(file);
-    let write_error = |err: std::io::Error| format!("error: writing {}: {err}", out.display());
-    let us = |ns: u64| ns as f64 / 1000.0;
-    let mut events = Vec::new();
-    events.push(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": format!("{} ({})", sim.title, sim.topology.shape.name)}}));
-    for cpu in 0..sim.topology.n_cpus() {
-        events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_name", "args": {"name": format!("CPU {cpu}")}}));
-        events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_sort_index", "args": {"sort_index": cpu}}));
-    }
-    // Per CPU: who runs since when.
-    let mut running: Vec<Option<(u32, u64)>> = vec![None; sim.topology.n_cpus()];
-    let trace = &sim.trace;
-    for idx in 0..trace.len() {
-        let record = trace.get(idx);
-        let cpu = record.cpu as usize;
-        match record.kind {
-            TraceKind::SchedSwitch => {
-                if let Some((pid, since)) = running[cpu].take() {
-                    events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(since), "dur": us(record.time.as_ns() - since),
-                        "name": format!("{} {pid}", sim.comm(pid)), "args": {"pid": pid}}));
-                }
-                if record.arg0 != 0 {
-                    running[cpu] = Some((record.arg0, record.time.as_ns()));
-                }
-            }
-            TraceKind::SchedWakeup
-            | TraceKind::SchedWakeupNew
-            | TraceKind::SchedMigrateTask
-            | TraceKind::CfsThrottle
-            | TraceKind::CfsUnthrottle
-            | TraceKind::CpuHotplug
-            | TraceKind::ShardPush
-            | TraceKind::ShardPop
-            | TraceKind::ShardPull => {
-                events.push(json!({"ph": "i", "s": "t", "pid": 1, "tid": cpu, "ts": us(record.time.as_ns()),
-                    "name": format!("{} {}", record.kind.ftrace_name(), record.pid),
-                    "args": {"payload": trace.payload(idx, sim), "reason": trace.reason_text(idx)}}));
-            }
-            TraceKind::CpuFrequency => {
-                events.push(json!({"ph": "C", "pid": 1, "ts": us(record.time.as_ns()),
-                    "name": format!("cpu_frequency cpu {cpu}"), "args": {"MHz": record.arg0 / 1000}}));
-            }
-            // A waking is followed by its wakeup; an exit by the switch away.
-            TraceKind::SchedWaking | TraceKind::SchedProcessExit => {}
-        }
-    }
-    for (cpu, slot) in running.iter().enumerate() {
-        if let Some((pid, since)) = slot {
-            events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(*since), "dur": us(sim.now().as_ns() - since),
-                "name": format!("{} {pid}", sim.comm(*pid)), "args": {"pid": pid}}));
-        }
-    }
-    let document = json!({"traceEvents": events, "displayTimeUnit": "ns"});
-    serde_json::to_writer(&mut writer, &document)
+    serde_json::to_writer(&mut writer, &sched_scenario::perfetto::perfetto_json(sim))
         .map_err(|err| format!("error: writing {}: {err}", out.display()))?;
-    writer.flush().map_err(write_error)
+    writer
+        .flush()
+        .map_err(|err| format!("error: writing {}: {err}", out.display()))
 }
 
 fn validate(name: &str, set: &[String]) -> Result<(), String> {

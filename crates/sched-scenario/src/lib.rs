@@ -6,6 +6,7 @@
 //! then `Scenario::check` for what a schema cannot say. `--set` overrides live here too.
 
 mod overrides;
+pub mod perfetto;
 #[cfg(feature = "schema-validation")]
 mod schema_errors;
 pub mod spread;

@@ -505,6 +505,12 @@ impl SimHandle {
         out
     }
 
+    /// The kept trace as Chrome trace-event JSON (Perfetto opens it), as the CLI's
+    /// `--trace-format perfetto-json` writes it.
+    pub fn perfetto_json(&self) -> String {
+        sched_scenario::perfetto::perfetto_json(&self.sim).to_string()
+    }
+
     /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
     pub fn trace_lines(&self, from: u32, count: u32) -> String {
         let trace = &self.sim.trace;

@@ -16,6 +16,7 @@ import { Charts } from './Charts';
 import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
+import { ScenarioDescription } from './ScenarioDescription';
 import type { DrawingRefs } from './ExportMenu';
 import { SweepPanel } from './SweepPanel';
 import type { SweepRunner } from '../engine/sweepClient';
@@ -50,7 +51,9 @@ export function App({
   // The drawings the Export menu saves, owned by their panels.
   const machineRef = useRef<SVGSVGElement>(null);
   const timelineRef = useRef<HTMLCanvasElement>(null);
-  const drawings = useMemo<DrawingRefs>(() => ({ machine: machineRef, timeline: timelineRef }), []);
+  const timelineSvgRef = useRef<(() => string) | null>(null);
+  const frequencyRef = useRef<SVGSVGElement>(null);
+  const drawings = useMemo<DrawingRefs>(() => ({ machine: machineRef, timeline: timelineRef, timelineSvg: timelineSvgRef, frequency: frequencyRef }), []);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const action = actionForKey(actions, event);
@@ -72,6 +75,7 @@ export function App({
         <p className="tagline">Watch the Linux CFS scheduler place work on CPUs.</p>
       </header>
       <Toolbar store={store} controller={controller} drawings={drawings} compare={compare} />
+      <ScenarioDescription store={store} />
       <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>
@@ -82,15 +86,15 @@ export function App({
                 <TopologyView store={store} svgRef={machineRef} run="A" />
                 <TopologyView store={side.store} svgRef={machineBRef} run="B" />
               </div>
-              <Charts store={store} />
-              <CompareTimelines store={store} controller={controller} side={side} canvasRef={timelineRef} onDrawn={onTimelineDrawn} />
+              <Charts store={store} svgRef={frequencyRef} />
+              <CompareTimelines store={store} controller={controller} side={side} canvasRef={timelineRef} svgExportRef={timelineSvgRef} onDrawn={onTimelineDrawn} />
               <ComparisonPanel store={store} session={compare} storeB={side.store} />
             </>
           ) : (
             <>
               <TopologyView store={store} svgRef={machineRef} />
-              <Charts store={store} />
-              <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} />
+              <Charts store={store} svgRef={frequencyRef} />
+              <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} svgExportRef={timelineSvgRef} />
             </>
           )}
           <LockStat store={store} />
@@ -123,12 +127,14 @@ function CompareTimelines({
   controller,
   side,
   canvasRef,
+  svgExportRef,
   onDrawn,
 }: {
   store: AppStore;
   controller: Controller;
   side: { readonly store: AppStore; readonly controller: Controller };
   canvasRef: React.RefObject<HTMLCanvasElement | null>;
+  svgExportRef: React.RefObject<(() => string) | null>;
   onDrawn?: (stats: DrawStats) => void;
 }) {
   const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
@@ -138,7 +144,7 @@ function CompareTimelines({
   const axis = { view, setView, nowNs, speedFactor: SPEEDS[speedIndex]?.factor ?? 0.01 };
   return (
     <div className="timelines-ab">
-      <Timeline store={store} controller={controller} onDrawn={onDrawn} canvasRef={canvasRef} run="A" axis={axis} />
+      <Timeline store={store} controller={controller} onDrawn={onDrawn} canvasRef={canvasRef} svgExportRef={svgExportRef} run="A" axis={axis} />
       <Timeline store={side.store} controller={side.controller} canvasRef={canvasBRef} run="B" axis={axis} />
     </div>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import type { FrequencySeries, PowerOn } from '../store/power';
 import type { Frame } from '../engine/protocol';
@@ -12,7 +12,7 @@ import { drawFrequencyChart, FREQUENCY_CHART, socketColor } from '../render/freq
  * per socket (MHz against simulated time, from the run's start to the playhead).
  * Absent when the model does not run.
  */
-export function Charts({ store }: { store: AppStore }) {
+export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const series = useAppState(store, (s) => s.frequency);
@@ -20,15 +20,26 @@ export function Charts({ store }: { store: AppStore }) {
   if (!power || !series || !frame) return null;
   return (
     <section className="panel charts" aria-label="Charts">
-      <FrequencyChart power={power} series={series} frame={frame} />
+      <FrequencyChart power={power} series={series} frame={frame} svgRef={svgRef} />
     </section>
   );
 }
 
 /** "Frequency over time": mounted with its host, so the host's width is measured from the start. */
-function FrequencyChart({ power, series, frame }: { power: PowerOn; series: FrequencySeries; frame: Frame }) {
+function FrequencyChart({
+  power,
+  series,
+  frame,
+  svgRef: sharedRef,
+}: {
+  power: PowerOn;
+  series: FrequencySeries;
+  frame: Frame;
+  svgRef?: RefObject<SVGSVGElement | null>;
+}) {
   const hostRef = useRef<HTMLDivElement>(null);
-  const svgRef = useRef<SVGSVGElement>(null);
+  const ownRef = useRef<SVGSVGElement>(null);
+  const svgRef = sharedRef ?? ownRef;
   const width = useElementWidth(hostRef);
 
   useEffect(() => {
@@ -40,7 +51,7 @@ function FrequencyChart({ power, series, frame }: { power: PowerOn; series: Freq
       nominalMhz: power.nominal_mhz,
       turboMhz: power.turbo_mhz_by_active_cores,
     });
-  }, [power, series, frame, width]);
+  }, [power, series, frame, width, svgRef]);
 
   const latest = series.latest() ?? [];
   const sockets = Array.from({ length: series.sockets }, (_, socket) => socket);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
-import { EXPORT_KINDS, exportFileName, exportLabel, metricsCsv, type ExportKind } from '../store/exports';
+import { EXPORT_KINDS, exportFileName, exportLabel, metricsCsv, needsPower, type ExportKind } from '../store/exports';
 import { parseScenarioValue } from '../store/policy';
 import { seedOf, sourceOf } from '../store/share';
 import { canvasToPng, serializeSvg, svgSize, svgToPng } from '../render/export';
@@ -14,6 +14,10 @@ import { useAppState } from './useStore';
 export interface DrawingRefs {
   readonly machine: RefObject<SVGSVGElement | null>;
   readonly timeline: RefObject<HTMLCanvasElement | null>;
+  /** The timeline's current view drawn again as an SVG document (all lanes), set by the timeline. */
+  readonly timelineSvg: RefObject<(() => string) | null>;
+  /** The Frequency chart, while the power model runs. */
+  readonly frequency: RefObject<SVGSVGElement | null>;
 }
 
 type Progress = { readonly kind: 'idle' } | { readonly kind: 'working'; readonly what: string } | { readonly kind: 'failed'; readonly message: string };
@@ -52,6 +56,8 @@ export function ExportMenu({ store, controller, drawings }: { store: AppStore; c
       case 'trace':
       case 'trace-reasons':
         return new Blob([...(await controller.ftraceText(kind === 'trace-reasons'))], { type: 'text/plain' });
+      case 'trace-perfetto':
+        return new Blob([await controller.perfettoJson()], { type: 'application/json' });
       case 'metrics-json': {
         const summary = await controller.summaryJson();
         return new Blob([JSON.stringify(JSON.parse(summary), null, 2) + '\n'], { type: 'application/json' });
@@ -61,17 +67,25 @@ export function ExportMenu({ store, controller, drawings }: { store: AppStore; c
         if (summary === undefined) throw new Error('the engine gave metrics that are not JSON');
         return new Blob([metricsCsv(summary)], { type: 'text/csv' });
       }
+      case 'timeline-svg': {
+        const draw = drawings.timelineSvg.current;
+        if (!draw) throw new Error('the timeline has not been drawn yet');
+        return new Blob([draw()], { type: 'image/svg+xml' });
+      }
       case 'timeline-png': {
         const canvas = drawings.timeline.current;
         if (!canvas || canvas.width === 0) throw new Error('the timeline has not been drawn yet');
         return canvasToPng(canvas);
       }
       case 'machine-svg':
-      case 'machine-png': {
-        const svg = drawings.machine.current;
-        if (!svg) throw new Error('the machine has not been drawn yet');
+      case 'machine-png':
+      case 'frequency-svg':
+      case 'frequency-png': {
+        const machine = kind === 'machine-svg' || kind === 'machine-png';
+        const svg = machine ? drawings.machine.current : drawings.frequency.current;
+        if (!svg) throw new Error(machine ? 'the machine has not been drawn yet' : 'the Frequency chart is not shown (the power model is off)');
         const text = serializeSvg(svg);
-        if (kind === 'machine-svg') return new Blob([text], { type: 'image/svg+xml' });
+        if (kind === 'machine-svg' || kind === 'frequency-svg') return new Blob([text], { type: 'image/svg+xml' });
         const { width, height } = svgSize(svg);
         return svgToPng(text, width, height, Math.max(2, window.devicePixelRatio || 1));
       }
@@ -147,7 +161,7 @@ export function ExportMenu({ store, controller, drawings }: { store: AppStore; c
       </button>
       {open && (
         <div id="export-menu" className="export-menu" role="menu" aria-label="Export" ref={menuRef} onKeyDown={onMenuKey}>
-          {EXPORT_KINDS.map((kind) => (
+          {EXPORT_KINDS.filter((kind) => !needsPower(kind) || loaded?.power.enabled).map((kind) => (
             <button key={kind} type="button" role="menuitem" tabIndex={-1} onClick={() => void exportFile(kind)}>
               {exportLabel(kind)}
             </button>

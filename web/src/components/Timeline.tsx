@@ -6,6 +6,7 @@ import { FOLLOW_VIEW, followView, panView, visibleRange, zoomView, type SliceSto
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
+import { asContext, SvgRecorder } from '../render/svgContext';
 import { formatCount, formatDuration, formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
 import { useAppState } from './useStore';
@@ -42,6 +43,7 @@ export function Timeline({
   canvasRef,
   run,
   axis,
+  svgExportRef,
 }: {
   store: AppStore;
   controller: Controller;
@@ -52,6 +54,8 @@ export function Timeline({
   axis?: SharedAxis;
   /** The canvas, shared with the Export menu. */
   canvasRef: RefObject<HTMLCanvasElement | null>;
+  /** Set to a function drawing the current view as an SVG document, every lane (the Export menu's). */
+  svgExportRef?: RefObject<(() => string) | null>;
 }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
@@ -124,6 +128,17 @@ export function Timeline({
     },
     [],
   );
+
+  // The Export menu's SVG: the same drawing code into a recorder, every lane, the view on screen.
+  useEffect(() => {
+    if (!svgExportRef || !slices || !frame) return;
+    svgExportRef.current = () => {
+      const full = { ...geometry, viewHeight: geometry.contentHeight };
+      const recorder = new SvgRecorder(full.width, full.contentHeight);
+      drawTimeline(asContext(recorder), { geometry: full, scrollTop: 0, t0, t1, nowNs: simTimeNs(nowNs), slices, colors, comm: (pid) => comms.get(pid), selectedPid });
+      return recorder.toSvg();
+    };
+  }, [svgExportRef, geometry, t0, t1, nowNs, frame, slices, colors, comms, selectedPid]);
 
   // The wheel zooms around the pointer (a non-passive listener, so the page does not scroll).
   const wheelState = useRef({ view, nowNs, speedFactor, geometry });

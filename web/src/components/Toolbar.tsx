@@ -1,7 +1,7 @@
 import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
-import { bundledScenarios } from '../engine/scenarios';
+import { bundledScenarios, SERIES } from '../engine/scenarios';
 import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
 import { ShareButton } from './ShareButton';
@@ -41,11 +41,20 @@ export function Toolbar({
           }}
         >
           {scenarioId === 'custom' && <option value="custom">Edited scenario</option>}
-          {bundledScenarios.map((scenario) => (
-            <option key={scenario.id} value={scenario.id}>
-              {scenario.id}: {scenario.title}
-            </option>
-          ))}
+          {[...SERIES.map((series) => series.name), 'Other'].map((series) => {
+            const members = bundledScenarios.filter((scenario) => scenario.series === series);
+            return (
+              members.length > 0 && (
+                <optgroup key={series} label={series}>
+                  {members.map((scenario) => (
+                    <option key={scenario.id} value={scenario.id} title={scenario.description}>
+                      {scenario.id}: {scenario.title}
+                    </option>
+                  ))}
+                </optgroup>
+              )
+            );
+          })}
         </select>
       </label>
       <div className="buttons">

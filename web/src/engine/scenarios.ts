@@ -8,7 +8,35 @@ const files = import.meta.glob('../../../scenarios/*.json', {
 export interface BundledScenario {
   readonly id: string;
   readonly title: string;
+  readonly description: string;
+  /** The patch series (seed experiment) the scenario belongs to: the picker's group. */
+  readonly series: string;
   readonly text: string;
+}
+
+/** The picker's groups, in order: the seed experiment each scenario reproduces, by its file name and title. */
+export const SERIES: readonly { readonly name: string; readonly test: (id: string, title: string) => boolean }[] = [
+  { name: 'Teaching', test: (id) => id.startsWith('teaching') },
+  { name: 'seed 000 · SHARED_RUNQ (6.5)', test: (id, title) => id.startsWith('shared-runq') || title.includes('SHARED_RUNQ') },
+  { name: 'seed 001 · select_idle_sibling idle-thread scan (4.6)', test: (id) => id.startsWith('sis-') },
+  { name: 'seed 002 · cfs_rq / sched_entity reordering (6.x)', test: (id) => id.startsWith('cgroup-') },
+  { name: 'seed 003 · TurboSched task packing (5.2)', test: (id) => id.startsWith('turbo-') },
+  { name: 'seed 004 · NUMA affinity at fork (5.18)', test: (id, title) => id.startsWith('stream') || title.includes('NUMA affinity') },
+];
+const OTHER_SERIES = 'Other';
+
+export function seriesOf(id: string, title: string): string {
+  return SERIES.find((series) => series.test(id, title))?.name ?? OTHER_SERIES;
+}
+
+/** A scenario text's description, when it is JSON with one. */
+export function descriptionOf(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { description?: unknown };
+    return typeof parsed.description === 'string' ? parsed.description : '';
+  } catch {
+    return '';
+  }
 }
 
 export const DEFAULT_SCENARIO_ID = 'teaching-small';
@@ -24,6 +52,6 @@ export const bundledScenarios: readonly BundledScenario[] = Object.entries(files
     } catch {
       // A broken file still shows up; loading it reports the problem.
     }
-    return { id, title, text };
+    return { id, title, description: descriptionOf(text), series: seriesOf(id, title), text };
   })
   .sort((a, b) => (a.id === DEFAULT_SCENARIO_ID ? -1 : b.id === DEFAULT_SCENARIO_ID ? 1 : a.id.localeCompare(b.id)));

@@ -199,6 +199,11 @@ const engine = {
     return found;
   },
 
+  /** The kept trace as Chrome trace-event JSON (`schedlab run --trace-format perfetto-json`). */
+  perfettoJson(): string {
+    return current().perfetto_json();
+  },
+
   summaryJson(): string {
     return current().summary_json();
   },

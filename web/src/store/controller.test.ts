@@ -54,6 +54,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'exp
     })),
     step: vi.fn(async () => frame(++events)),
     advance: vi.fn(async () => frame((events += 10))),
+    seek: vi.fn(async (_events: number | undefined, timeNs: number) => frame((events = Math.max(events, Math.ceil(timeNs / 1000))))),
     summaryJson: vi.fn(async () => '{}'),
     explain: vi.fn(async (index: number): Promise<ExplainResult> => ({ ok: true, decision: decisionFor(index) })),
     ...overrides,
@@ -206,12 +207,14 @@ describe('changing the policy', () => {
     expect(JSON.parse(texts[1] ?? '')).toEqual({ title: 't', seed: 7, policy: { shared_runq: { mode: 'off', shard_size: 6 } } });
     expect(store.get().policyOverrides).toEqual({ 'policy.shared_runq.mode': 'off' });
     expect(store.get().loaded?.shards).toEqual([]);
-    expect(store.get().frame?.events).toBe(0);
+    // The new run is taken on to where the playhead was.
+    expect(store.get().frame?.nowNs).toBe(1000);
     expect(store.get().fileText).toBe(file);
     expect(store.get().scenarioId).toBe('shared-runq-schbench-pipe-skylake');
-    // Restart keeps the settings; a reset runs the file's own text.
+    // Restart keeps the settings, from time 0; a reset runs the file's own text.
     await controller.restart();
     expect(JSON.parse(texts[2] ?? '')).toMatchObject({ policy: { shared_runq: { mode: 'off' } } });
+    expect(store.get().frame?.nowNs).toBe(0);
     await controller.updatePolicy(() => ({}));
     expect(texts[3]).toBe(file);
     expect(store.get().loaded?.shards).toHaveLength(6);

@@ -14,6 +14,7 @@ import { SliceStore } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
+import { simTimeNs } from '../base/types';
 
 /** Records per `ftrace_text` call when exporting the trace (about 10 MB of text each). */
 export const FTRACE_CHUNK = 100_000;
@@ -61,8 +62,9 @@ export interface Controller {
   clearSelection(): void;
   /**
    * Re-runs the loaded scenario file from time 0 (same seed) with the policy
-   * settings `update` makes of the current ones; playback resumes if it was
-   * playing. Changes are applied one after another, each to the settings the
+   * settings `update` makes of the current ones, runs it on to the time the
+   * playhead was at (so the change is seen at the same moment), and resumes
+   * playback if it was playing. Changes are applied one after another, each to the settings the
    * previous one left, so quick changes are never lost. If the engine refuses
    * the settings, says why in `policyProblems` and keeps the previous run loaded
    * and playable. Resolves to whether the new run loaded.
@@ -91,6 +93,8 @@ export interface Controller {
   ftraceText(reasons: boolean): Promise<readonly string[]>;
   /** The run's summary as `schedlab run --json` prints it. */
   summaryJson(): Promise<string>;
+  /** The kept trace as Chrome trace-event JSON, for Perfetto. */
+  perfettoJson(): Promise<string>;
 }
 
 /** The scenario text a run with these overrides loads (the file's own text when there are none). */
@@ -186,9 +190,13 @@ export function createController(store: AppStore, engine: EngineClient): Control
     rafId ??= requestAnimationFrame((timestamp) => void tick(timestamp));
   }
 
-  /** One policy re-run: the file with `overrides` on top, from time 0. */
-  async function rerun(overrides: PolicyOverrides): Promise<boolean> {
+  /**
+   * One policy re-run: the file with `overrides` on top, from time 0, then (with
+   * `keepTime`) on to the playhead's time.
+   */
+  async function rerun(overrides: PolicyOverrides, keepTime: boolean): Promise<boolean> {
     const state = store.get();
+    const atNs = keepTime ? (state.frame?.nowNs ?? 0) : 0;
     // Only a loaded run is re-run: after editor text failed to load, the panel waits for one.
     if (state.fileText === '' || state.status !== 'ready') return false;
     const wasPlaying = state.playing;
@@ -207,9 +215,18 @@ export function createController(store: AppStore, engine: EngineClient): Control
       }
       startRun(result);
       store.set({ policyOverrides: overrides, policyProblems: [] });
+      if (atNs > 0) await controller.seek({ timeNs: simTimeNs(atNs), events: undefined });
       if (wasPlaying) controller.play();
       return true;
     });
+  }
+
+  /** Re-runs one after another; a change made to one scenario never lands on the next one loaded meanwhile. */
+  function queueRerun(update: (current: PolicyOverrides) => PolicyOverrides, keepTime: boolean): Promise<boolean> {
+    const file = store.get().fileText;
+    const run = policyQueue.then(() => (store.get().fileText === file ? rerun(update(store.get().policyOverrides), keepTime) : false));
+    policyQueue = run.catch(() => undefined);
+    return run;
   }
 
   const controller: Controller = {
@@ -303,17 +320,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
     async summaryJson() {
       return engineCall(() => engine.summaryJson());
     },
+    async perfettoJson() {
+      return engineCall(() => engine.perfettoJson());
+    },
     updatePolicy(update) {
-      // A change made to one scenario never lands on the next one loaded meanwhile.
-      const file = store.get().fileText;
-      const run = policyQueue.then(() => (store.get().fileText === file ? rerun(update(store.get().policyOverrides)) : false));
-      policyQueue = run.catch(() => undefined);
-      return run;
+      return queueRerun(update, true);
     },
     async restart() {
       const state = store.get();
       if (state.fileText === '' || state.status !== 'ready') return controller.load(state.scenarioId, state.scenarioText);
-      return controller.updatePolicy((current) => current);
+      return queueRerun((current) => current, false);
     },
     play() {
       const state = store.get();

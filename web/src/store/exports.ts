@@ -7,9 +7,37 @@ import type { JsonValue } from './policy';
 import { unreachable } from '../base/types';
 
 /** Each file the Export menu offers. */
-export type ExportKind = 'trace' | 'trace-reasons' | 'metrics-json' | 'metrics-csv' | 'timeline-png' | 'machine-svg' | 'machine-png';
+export type ExportKind =
+  | 'trace'
+  | 'trace-reasons'
+  | 'trace-perfetto'
+  | 'metrics-json'
+  | 'metrics-csv'
+  | 'timeline-svg'
+  | 'timeline-png'
+  | 'machine-svg'
+  | 'machine-png'
+  | 'frequency-svg'
+  | 'frequency-png';
 
-export const EXPORT_KINDS: readonly ExportKind[] = ['trace', 'trace-reasons', 'metrics-json', 'metrics-csv', 'timeline-png', 'machine-svg', 'machine-png'];
+export const EXPORT_KINDS: readonly ExportKind[] = [
+  'trace',
+  'trace-reasons',
+  'trace-perfetto',
+  'metrics-json',
+  'metrics-csv',
+  'timeline-svg',
+  'timeline-png',
+  'machine-svg',
+  'machine-png',
+  'frequency-svg',
+  'frequency-png',
+];
+
+/** Files that exist only with the power model (the Frequency chart). */
+export function needsPower(kind: ExportKind): boolean {
+  return kind === 'frequency-svg' || kind === 'frequency-png';
+}
 
 /** The menu's label for each file. */
 export function exportLabel(kind: ExportKind): string {
@@ -18,16 +46,24 @@ export function exportLabel(kind: ExportKind): string {
       return 'Trace (ftrace, for Perfetto)';
     case 'trace-reasons':
       return 'Trace (ftrace, with reasons)';
+    case 'trace-perfetto':
+      return 'Trace (Perfetto / Chrome JSON)';
     case 'metrics-json':
       return 'Metrics (JSON)';
     case 'metrics-csv':
       return 'Metrics (CSV)';
+    case 'timeline-svg':
+      return 'Timeline (SVG)';
     case 'timeline-png':
       return 'Timeline (PNG)';
     case 'machine-svg':
       return 'Machine (SVG)';
     case 'machine-png':
       return 'Machine (PNG)';
+    case 'frequency-svg':
+      return 'Frequency chart (SVG)';
+    case 'frequency-png':
+      return 'Frequency chart (PNG)';
     default:
       return unreachable(kind);
   }
@@ -46,16 +82,24 @@ function suffix(kind: ExportKind): string {
       return 'trace.txt';
     case 'trace-reasons':
       return 'trace-reasons.txt';
+    case 'trace-perfetto':
+      return 'trace.json';
     case 'metrics-json':
       return 'metrics.json';
     case 'metrics-csv':
       return 'metrics.csv';
+    case 'timeline-svg':
+      return 'timeline.svg';
     case 'timeline-png':
       return 'timeline.png';
     case 'machine-svg':
       return 'machine.svg';
     case 'machine-png':
       return 'machine.png';
+    case 'frequency-svg':
+      return 'frequency.svg';
+    case 'frequency-png':
+      return 'frequency.png';
     default:
       return unreachable(kind);
   }
