@@ -73,10 +73,19 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
   const p99 = await row('wakeup latency: p99').allTextContents();
   expect(markdown).toContain(`| wakeup latency: p99 (us) | ${p99[0]} | ${p99[1]} | ${p99[2]} |`);
 
-  // A share link holds both runs' settings: a fresh page opens in compare mode at the same time.
+  // One time axis: zooming timeline A zooms B alike.
+  const lanesA = page.getByRole('region', { name: 'Timeline A' }).getByRole('group');
+  await lanesA.focus();
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await page.keyboard.press('ArrowLeft');
+  const window = await page.getByTestId('timeline-window').textContent();
+  await expect(page.getByTestId('timeline-window-b')).toHaveText(window ?? '');
+
+  // A share link holds both runs' settings and the window: a fresh page opens in compare mode at the same time.
   await page.getByRole('button', { name: 'Share link' }).click();
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  expect(link).toContain('cmp=1&bset=policy.wake_affine.enabled%3Dfalse');
+  expect(link).toMatch(/&view=\d+%3A\d+&cmp=1&bset=policy\.wake_affine\.enabled%3Dfalse$/);
   const context = await page.context().browser()!.newContext({ viewport: { width: 1440, height: 1000 } });
   const opened = await context.newPage();
   await opened.goto(link);
@@ -87,6 +96,8 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
     'B differs from A by: policy.wake_affine.enabled: true → false',
   );
   await expect(opened.locator('tr[data-metric="wakeup latency: p99"] td')).toHaveText(p99);
+  await expect(opened.getByTestId('timeline-window')).toHaveText(window ?? '');
+  await expect(opened.getByTestId('timeline-window-b')).toHaveText(window ?? '');
   await context.close();
 
   // Stop comparing: one run again.

@@ -91,6 +91,7 @@ async function open(plan: StartupPlan): Promise<void> {
     overrides: plan.state.overrides,
     speedIndex: plan.state.speedIndex,
     playhead: plan.state.playhead,
+    view: plan.state.view,
     editorText: plan.editorText,
     fallback: DEFAULT_SCENARIO,
   });

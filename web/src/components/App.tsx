@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { actionForKey, type Action } from '../actions/actions';
@@ -23,7 +23,6 @@ import type { SweepRunner } from '../engine/sweepClient';
 import type { CompareSession } from '../store/compareSession';
 import { ComparisonPanel, SideSwitch, useCompare } from './Compare';
 import { SPEEDS } from '../store/app';
-import { FOLLOW_VIEW, type TimelineView } from '../store/timeline';
 
 export function App({
   store,
@@ -140,8 +139,9 @@ function CompareTimelines({
   const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
   const canvasBRef = useRef<HTMLCanvasElement>(null);
-  const [view, setView] = useState<TimelineView>(FOLLOW_VIEW);
-  const axis = { view, setView, nowNs, speedFactor: SPEEDS[speedIndex]?.factor ?? 0.01 };
+  // A's window is the shared one (a share link holds it).
+  const view = useAppState(store, (s) => s.timelineView);
+  const axis = { view, setView: controller.setTimelineView, nowNs, speedFactor: SPEEDS[speedIndex]?.factor ?? 0.01 };
   return (
     <div className="timelines-ab">
       <Timeline store={store} controller={controller} onDrawn={onDrawn} canvasRef={canvasRef} svgExportRef={svgExportRef} run="A" axis={axis} />

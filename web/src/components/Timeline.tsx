@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, 
 import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
-import { FOLLOW_VIEW, followView, panView, visibleRange, zoomView, type SliceStore, type TimelineView } from '../store/timeline';
+import { followView, panView, visibleRange, zoomView, type TimelineView } from '../store/timeline';
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
@@ -63,9 +63,8 @@ export function Timeline({
   const speedIndex = useAppState(store, (s) => s.speedIndex);
   const selectedPid = useAppState(store, (s) => s.selection?.pid);
   // The view belongs to one run: a new run starts followed.
-  const [viewOf, setViewOf] = useState<{ readonly run: SliceStore | undefined; readonly view: TimelineView }>({ run: undefined, view: FOLLOW_VIEW });
-  const ownView = viewOf.run === slices ? viewOf.view : FOLLOW_VIEW;
-  const setOwnView = useCallback((next: TimelineView) => setViewOf({ run: slices, view: next }), [slices]);
+  const ownView = useAppState(store, (s) => s.timelineView);
+  const setOwnView = useCallback((next: TimelineView) => controller.setTimelineView(next), [controller]);
   const view = axis?.view ?? ownView;
   const sharedSetView = axis?.setView;
   const setView = useMemo(() => sharedSetView ?? setOwnView, [sharedSetView, setOwnView]);

@@ -3,7 +3,7 @@ import type { Frame, LoadedScenario, ScenarioProblem, TraceLine } from '../engin
 import { createStore } from './store';
 import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 import { NO_OVERRIDES, type PolicyOverrides } from './policy';
-import type { SliceStore } from './timeline';
+import { FOLLOW_VIEW, type SliceStore, type TimelineView } from './timeline';
 import type { FrequencySeries } from './power';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
@@ -79,6 +79,12 @@ export interface AppState {
   readonly frequency: FrequencySeries | undefined;
   /** Shown above the panels until dismissed; undefined when all is well. */
   readonly notice: Notice | undefined;
+  /**
+   * The timeline's window: following the playhead, or zoomed and panned. Kept
+   * across policy re-runs (the same moment, seen under another setting); a newly
+   * loaded scenario starts followed.
+   */
+  readonly timelineView: TimelineView;
 }
 
 export const initialState: AppState = {
@@ -102,6 +108,7 @@ export const initialState: AppState = {
   slices: undefined,
   frequency: undefined,
   notice: undefined,
+  timelineView: FOLLOW_VIEW,
 };
 
 export function createAppStore() {

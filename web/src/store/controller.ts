@@ -10,7 +10,7 @@ import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
-import { SliceStore } from './timeline';
+import { FOLLOW_VIEW, SliceStore, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
@@ -29,6 +29,8 @@ export interface RestoreRequest {
   readonly overrides: PolicyOverrides;
   readonly speedIndex: number;
   readonly playhead: Playhead | undefined;
+  /** The timeline's window to show; undefined follows the playhead. */
+  readonly view?: TimelineView;
   /** Editor text to put back once the run has loaded; undefined keeps the loaded text. */
   readonly editorText: string | undefined;
   /** What to open when the scenario does not load. */
@@ -87,6 +89,8 @@ export interface Controller {
    * Busy throughout, so the idle signal holds off until it is all done.
    */
   restore(request: RestoreRequest): Promise<readonly ScenarioProblem[]>;
+  /** Sets the timeline's window (zoom, pan, or following the playhead). */
+  setTimelineView(view: TimelineView): void;
   /** Shows (or with undefined, dismisses) the notice above the panels. */
   notify(notice: Notice | undefined): void;
   /** The whole trace as the kernel's `trace` file, in chunks to join: read in `FTRACE_CHUNK` records per engine call. */
@@ -233,7 +237,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     async load(id, text, overrides = NO_OVERRIDES) {
       controller.pause();
       inspectGeneration += 1;
-      store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION });
+      store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION, timelineView: FOLLOW_VIEW });
       return engineCall(async () => {
         const result = await engine.load(runText(text, overrides) ?? text, id);
         if (!result.ok) {
@@ -297,12 +301,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
           }
           await controller.seek(playhead);
         }
+        if (request.view) controller.setTimelineView(request.view);
         if (request.editorText !== undefined && request.editorText !== store.get().scenarioText) controller.editText(request.editorText);
         return problems;
       });
     },
     notify(notice) {
       store.set({ notice });
+    },
+    setTimelineView(view) {
+      store.set({ timelineView: view });
     },
     async ftraceText(reasons) {
       return engineCall(async () => {

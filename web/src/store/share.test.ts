@@ -182,6 +182,25 @@ describe('compare mode in a link', () => {
   });
 });
 
+describe('the timeline window in a link', () => {
+  it('round-trips a panned window and a zoomed followed one, and leaves the default out', async () => {
+    const panned = await encodeShareHash({ ...shared, view: { follow: false, startNs: 2_000_000, spanNs: 500_000 } }, context.speeds);
+    expect(panned).toContain('view=2000000%3A500000');
+    expect((await decodeShareHash(panned, context)).state.view).toEqual({ follow: false, startNs: 2_000_000, spanNs: 500_000 });
+    const zoomed = await encodeShareHash({ ...shared, view: { follow: true, startNs: 0, spanNs: 40_000 } }, context.speeds);
+    expect((await decodeShareHash(zoomed, context)).state.view).toEqual({ follow: true, startNs: 0, spanNs: 40_000 });
+    expect(await encodeShareHash({ ...shared, view: { follow: true, startNs: 0, spanNs: undefined } }, context.speeds)).not.toContain('view=');
+  });
+
+  it('says what is wrong with a window and follows the playhead instead', async () => {
+    const bad = await decodeShareHash('#v=1&scenario=teaching-small&view=soon:5', context);
+    expect(bad.state.view).toBeUndefined();
+    expect(bad.problems).toEqual([{ path: 'view', message: expect.stringContaining('width must be whole nanoseconds') as string }]);
+    const shape = await decodeShareHash('#v=1&scenario=teaching-small&view=123', context);
+    expect(shape.problems[0]?.message).toContain('expected START_NS:SPAN_NS');
+  });
+});
+
 describe('what a link holds', () => {
   it('names a bundled scenario whose text is unchanged, and carries an edited one as text', () => {
     const teaching = text('teaching-small');

@@ -6,7 +6,9 @@
  * platform's `CompressionStream`.
  *
  * The hash is `#v=1&scenario=NAME&seed=N&speed=F&t=NS&e=EVENTS&set=PATH=VALUE...`
- * (and, in compare mode, `cmp=1&bset=PATH=VALUE...`: run B's overrides),
+ * (and, in compare mode, `cmp=1&bset=PATH=VALUE...`: run B's overrides; and the
+ * timeline's window when it is not the default: `view=START_NS:SPAN_NS`, or
+ * `view=follow:SPAN_NS` for a zoomed window that follows the playhead),
  * or `text=...` (the scenario text, `deflate-raw` compressed and base64url encoded)
  * in place of `scenario` for an edited scenario. `set` takes a value as the CLI's
  * `--set` does, read by the Policy panel's control for that path.
@@ -16,6 +18,7 @@ import type { SimTimeNs } from '../base/types';
 import { simTimeNs } from '../base/types';
 import { unreachable } from '../base/types';
 import { parseControlInput, parseScenarioValue, type PolicyControl, type PolicyOverrides, type SettingValue } from './policy';
+import { MAX_SPAN_NS, MIN_SPAN_NS, type TimelineView } from './timeline';
 
 /** The link format this app writes; a link with a higher `v` was made by a newer app. */
 export const SHARE_FORMAT = 1;
@@ -39,6 +42,8 @@ export interface SessionState {
   readonly playhead: Playhead | undefined;
   /** In compare mode, run B's overrides (on the same file); undefined when not comparing. */
   readonly compare?: PolicyOverrides;
+  /** The timeline's window; undefined follows the playhead at the speed's width. */
+  readonly view?: TimelineView;
 }
 
 /** What reading a link needs to know about this build of the app. */
@@ -61,7 +66,7 @@ export interface DecodedLink {
 }
 
 /** The parameters a share link may hold; a hash with none of them is not a share link. */
-const KEYS = ['v', 'scenario', 'text', 'seed', 'speed', 't', 'e', 'set', 'cmp', 'bset'] as const;
+const KEYS = ['v', 'scenario', 'text', 'seed', 'speed', 't', 'e', 'set', 'cmp', 'bset', 'view'] as const;
 
 export function defaultSession(context: ShareContext): SessionState {
   return {
@@ -177,6 +182,8 @@ export async function encodeShareHash(state: SessionState, speeds: readonly numb
     const value = state.overrides[path];
     if (value !== undefined) params.append('set', `${path}=${settingText(value)}`);
   }
+  const view = viewText(state.view);
+  if (view !== undefined) params.set('view', view);
   if (state.compare) {
     params.set('cmp', '1');
     for (const path of Object.keys(state.compare).sort()) {
@@ -185,6 +192,25 @@ export async function encodeShareHash(state: SessionState, speeds: readonly numb
     }
   }
   return `#${params.toString()}`;
+}
+
+/** The `view` parameter for a window; undefined for the default (following, the speed's width). */
+export function viewText(view: TimelineView | undefined): string | undefined {
+  if (!view || view.spanNs === undefined) return view && !view.follow ? `${Math.round(view.startNs)}:` : undefined;
+  const span = Math.round(view.spanNs);
+  return view.follow ? `follow:${span}` : `${Math.round(view.startNs)}:${span}`;
+}
+
+/** Reads a `view` parameter, or says what is wrong with it. */
+export function readView(text: string): { readonly view: TimelineView } | { readonly problem: string } {
+  const [start = '', span = ''] = text.split(':');
+  const spanNs = span === '' ? undefined : Number(span);
+  if (spanNs !== undefined && (!/^\d+$/.test(span) || spanNs < MIN_SPAN_NS || spanNs > MAX_SPAN_NS)) {
+    return { problem: `the window's width must be whole nanoseconds from ${MIN_SPAN_NS} to ${MAX_SPAN_NS}, got \`${span}\`` };
+  }
+  if (start === 'follow') return { view: { follow: true, startNs: 0, spanNs } };
+  if (!/^\d+$/.test(start) || !text.includes(':')) return { problem: `expected START_NS:SPAN_NS or follow:SPAN_NS, got \`${text}\`` };
+  return { view: { follow: false, startNs: Number(start), spanNs } };
 }
 
 // --- Reading a link --------------------------------------------------------------
@@ -331,7 +357,18 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
   } else if (params.has('bset')) {
     problems.push({ path: 'bset', message: 'run B settings without `cmp=1`; opened without compare mode' });
   }
-  return { hasState: true, state: { scenario, overrides: read.overrides, seed, speedIndex, playhead, ...(compare ? { compare } : {}) }, problems };
+  let view: TimelineView | undefined;
+  const viewParam = params.get('view');
+  if (viewParam !== null) {
+    const read = readView(viewParam);
+    if ('view' in read) view = read.view;
+    else problems.push({ path: 'view', message: `${read.problem}; the timeline follows the playhead` });
+  }
+  return {
+    hasState: true,
+    state: { scenario, overrides: read.overrides, seed, speedIndex, playhead, ...(compare ? { compare } : {}), ...(view ? { view } : {}) },
+    problems,
+  };
 }
 
 /** A problem as one line: `t: the time must be at least 0 ns, got -5`. */
@@ -361,6 +398,7 @@ export interface SharedFields {
   readonly policyOverrides: PolicyOverrides;
   readonly speedIndex: number;
   readonly frame: { readonly nowNs: SimTimeNs; readonly events: number } | undefined;
+  readonly timelineView?: TimelineView;
 }
 
 /** What a share link made now would hold; undefined before a scenario has loaded. */
@@ -372,5 +410,6 @@ export function sessionOf(state: SharedFields, context: ShareContext): SessionSt
     seed: seedOf(state.fileText),
     speedIndex: state.speedIndex,
     playhead: state.frame ? { timeNs: state.frame.nowNs, events: state.frame.events } : undefined,
+    ...(state.timelineView && viewText(state.timelineView) !== undefined ? { view: state.timelineView } : {}),
   };
 }
