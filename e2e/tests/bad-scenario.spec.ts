@@ -12,7 +12,15 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   await waitIdle(page);
   const alert = page.getByRole('alert');
   await expect(alert).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
+  await expect(alert).toContainText('Your edit was not applied; the previous run is still loaded and plays.');
   await expect(editor).toHaveValue(broken);
+  // The last good run stays: its machine is drawn and it plays.
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
+  await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);
+  const before = await page.evaluate(() => window.__schedlab?.events ?? 0);
+  await page.getByRole('button', { name: 'Step' }).click();
+  await waitIdle(page);
+  expect(await page.evaluate(() => window.__schedlab?.events ?? 0)).toBe(before + 1);
 
   // Not JSON at all: the message says where.
   await editor.fill('{ "title": "t", oops }');

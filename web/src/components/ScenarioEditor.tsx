@@ -306,6 +306,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
         <div role="alert" className="problems">
           <p>
             The scenario was not loaded: {problems.length} problem{problems.length === 1 ? '' : 's'}.
+            {status === 'ready' && ' Your edit was not applied; the previous run is still loaded and plays.'}
           </p>
           <ProblemList problems={problems} />
         </div>

@@ -90,6 +90,31 @@ describe('controller', () => {
     expect(isIdle(store.get())).toBe(true);
   });
 
+  it('keeps the last good run loaded and playable when new text does not load', async () => {
+    const store = createAppStore();
+    const problems = [{ path: 'seed', message: 'must be at least 0, got -1' }];
+    const load = vi.fn(async (text: string) =>
+      text.includes('bad')
+        ? { ok: false, problems }
+        : { ok: true, loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 1, frequency_mhz: 1, cpus: [] }, tasks: [], workloads: [], endNs: 1e9, shards: [], power: { enabled: false } }, frame: frame(0) },
+    );
+    const controller = createController(store, fakeEngine({ load }));
+    await controller.load('teaching-small', '{"good": 1}');
+    await controller.step();
+    const run = store.get().loaded;
+    expect(await controller.load('custom', '{"bad": 1}')).toBe(false);
+    const state = store.get();
+    expect(state.status).toBe('ready');
+    expect(state.loaded).toBe(run);
+    expect(state.scenarioId).toBe('teaching-small');
+    expect(state.fileText).toBe('{"good": 1}');
+    expect(state.scenarioText).toBe('{"bad": 1}');
+    expect(state.problems).toEqual(problems);
+    // Still playable.
+    await controller.step();
+    expect(store.get().frame?.events).toBe(2);
+  });
+
   it('keeps the text and lists the problems when a scenario does not load', async () => {
     const store = createAppStore();
     const problems = [{ path: 'topology.llcs_per_socket', message: 'must be at least 1, got 0' }];

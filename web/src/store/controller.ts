@@ -237,11 +237,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
     async load(id, text, overrides = NO_OVERRIDES) {
       controller.pause();
       inspectGeneration += 1;
+      const before = store.get();
+      // The run to keep when this one does not load (the engine keeps it too).
+      const previous = before.status === 'ready' && before.loaded && before.fileText !== '' ? { id: before.scenarioId, view: before.timelineView } : undefined;
       store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION, timelineView: FOLLOW_VIEW });
       return engineCall(async () => {
         const result = await engine.load(runText(text, overrides) ?? text, id);
         if (!result.ok) {
-          store.set({ status: 'error', problems: result.problems });
+          // The last good run stays loaded and playable; the editor keeps the text with its problems.
+          if (previous) store.set({ status: 'ready', scenarioId: previous.id, timelineView: previous.view, problems: result.problems });
+          else store.set({ status: 'error', problems: result.problems });
           return false;
         }
         startRun(result);
