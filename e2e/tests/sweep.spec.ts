@@ -51,6 +51,12 @@ test('a small sweep runs in the background and is plotted with its spread over s
   expect(svg.text).toContain('<svg');
   expect(svg.text).toContain('throughput (requests/s)');
   expect(svg.text.match(/class="sweep-point"/g)).toHaveLength(6);
+  // A patch's benefit: each line against the first, per seed, in %.
+  await sweep.getByRole('combobox', { name: 'Show' }).selectOption('change');
+  await expect(series).toHaveCount(1);
+  await expect(series.nth(0)).toHaveAttribute('data-label', 'policy.wake_affine.enabled=false vs policy.wake_affine.enabled=true');
+  await expect(plot).toHaveAttribute('aria-label', /^throughput change, % against workloads\.0\.worker_threads/);
+  await sweep.getByRole('combobox', { name: 'Show' }).selectOption('values');
   const json = JSON.parse((await download(page, 'Points JSON')).text) as { seeds: number[]; points: { set: Record<string, unknown> }[] };
   expect(json.seeds).toEqual([1, 2, 3]);
   expect(json.points[5]?.set).toEqual({ 'policy.wake_affine.enabled': false, 'workloads.0.worker_threads': 6 });

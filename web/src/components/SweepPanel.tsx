@@ -13,7 +13,9 @@ import {
   sweepCommand,
   sweepCsv,
   sweepPlot,
+  changePlot,
   varyLines,
+  type PlotShow,
   varyPath,
   type SweepForm,
 } from '../store/sweep';
@@ -53,6 +55,7 @@ export function SweepPanel({ store, runner }: { store: AppStore; runner: SweepRu
   const [run, setRun] = useState<Status>({ kind: 'idle' });
   const [finished, setFinished] = useState<Finished | undefined>();
   const [chosenMetric, setMetric] = useState<string | undefined>();
+  const [chosenShow, setShow] = useState<PlotShow | undefined>();
   const [xPath, setXPath] = useState('');
 
   const edit = (patch: Partial<SweepForm>) => setTyped({ ...form, ...patch });
@@ -155,7 +158,17 @@ export function SweepPanel({ store, runner }: { store: AppStore; runner: SweepRu
           <ProblemList problems={run.problems} />
         </div>
       )}
-      {finished && <SweepResultView finished={finished} metric={chosenMetric ?? suggestion.metric} setMetric={setMetric} xPath={xPath} setXPath={setXPath} />}
+      {finished && (
+        <SweepResultView
+          finished={finished}
+          metric={chosenMetric ?? suggestion.metric}
+          setMetric={setMetric}
+          xPath={xPath}
+          setXPath={setXPath}
+          show={chosenShow ?? suggestion.show}
+          setShow={setShow}
+        />
+      )}
     </section>
   );
 }
@@ -166,12 +179,16 @@ function SweepResultView({
   setMetric,
   xPath,
   setXPath,
+  show: wantedShow,
+  setShow,
 }: {
   finished: Finished;
   metric: string;
   setMetric: (metric: string) => void;
   xPath: string;
   setXPath: (path: string) => void;
+  show: PlotShow;
+  setShow: (show: PlotShow) => void;
 }) {
   const hostRef = useRef<HTMLDivElement>(null);
   const svgRef = useRef<SVGSVGElement>(null);
@@ -180,8 +197,13 @@ function SweepResultView({
   const choices = useMemo(() => metricChoices(result), [result]);
   // A metric these runs do not report (another scenario's) falls back to the first.
   const metric = choices.includes(wanted) ? wanted : (choices[0] ?? wanted);
-  const plot = useMemo(() => sweepPlot(result, paths, xPath, metric), [result, paths, xPath, metric]);
-  const yLabel = metricLabel(metric, result);
+  const values = useMemo(() => sweepPlot(result, paths, xPath, metric), [result, paths, xPath, metric]);
+  // A change needs a baseline line and another to compare with it.
+  const canChange = values.series.length >= 2;
+  const show = canChange ? wantedShow : 'values';
+  const plot = useMemo(() => (show === 'change' ? changePlot(values, result, paths) : values), [show, values, result, paths]);
+  // The change's label leaves out the unit (it is %), and the baseline (the legend names it).
+  const yLabel = show === 'change' ? `${metricLabel(metric, result).replace(/ \(.*\)$/, '')} change, %` : metricLabel(metric, result);
   useEffect(() => {
     if (svgRef.current) drawSweepPlot(svgRef.current, plot, width, yLabel);
   }, [plot, width, yLabel]);
@@ -212,6 +234,15 @@ function SweepResultView({
                 {metricLabel(choice, result)}
               </option>
             ))}
+          </select>
+        </label>
+        <label>
+          <span>Show</span>{' '}
+          <select aria-label="Show" value={show} onChange={(event) => setShow(event.target.value as PlotShow)}>
+            <option value="values">the metric</option>
+            <option value="change" disabled={!canChange}>
+              change vs the first line (%)
+            </option>
           </select>
         </label>
         {paths.length > 1 && (

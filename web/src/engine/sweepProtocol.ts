@@ -26,6 +26,8 @@ export interface SweepPoint {
   readonly median: JsonValue;
   readonly min: JsonValue;
   readonly max: JsonValue;
+  /** Each run's summary, in the order of `SweepResult.seeds` (for changes paired by seed). */
+  readonly runs: readonly JsonValue[];
 }
 
 /** What `schedlab sweep --json` prints, with the seeds. */

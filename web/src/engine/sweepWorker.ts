@@ -56,7 +56,7 @@ const sweeper = {
         onProgress({ done, total });
       }
       const spread = JSON.parse(spread_json(`[${runs.join(',')}]`)) as Pick<SweepPoint, 'median' | 'min' | 'max'>;
-      points.push({ index: point.index, set: point.set, ...spread });
+      points.push({ index: point.index, set: point.set, ...spread, runs: runs.map((run) => JSON.parse(run) as SweepPoint['runs'][number]) });
     }
     return { ok: true, result: { seeds: plan.seeds, points } };
   },

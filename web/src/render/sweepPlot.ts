@@ -64,6 +64,16 @@ export function drawSweepPlot(svgElement: SVGSVGElement, plot: SweepPlot, width:
     .attr('x2', plotRight)
     .attr('y1', (value) => Math.round(y(value)) + 0.5)
     .attr('y2', (value) => Math.round(y(value)) + 0.5);
+  // Zero, when the axis goes below it (a change that can be a loss).
+  grid
+    .selectAll<SVGLineElement, number>('line.zero')
+    .data(y.domain()[0]! < 0 ? [0] : [])
+    .join('line')
+    .attr('class', 'zero')
+    .attr('x1', C.left)
+    .attr('x2', plotRight)
+    .attr('y1', Math.round(y(0)) + 0.5)
+    .attr('y2', Math.round(y(0)) + 0.5);
   axis
     .selectAll<SVGTextElement, number>('text.y-tick')
     .data(yTicks)

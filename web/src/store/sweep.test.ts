@@ -1,19 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '../engine/sweepProtocol';
-import { defaultXPath, metricChoices, metricLabel, suggestedSweep, sweepCommand, sweepCsv, sweepPlot, varyLines } from './sweep';
+import { changePlot, defaultXPath, metricChoices, metricLabel, suggestedSweep, sweepCommand, sweepCsv, sweepPlot, varyLines } from './sweep';
 
 const summary = (p99: number, throughput: number) => ({ wakeup_latency_us: { p99 }, throughput: { unit: 'requests/s', value: throughput }, seed: 1 });
 
-/** Two lines (scan off, on) over three thread counts, as `schedlab sweep --json` gives them. */
+/** A point as the worker gives it: each seed's summary, and their median, min and max. */
+function point(index: number, scan: boolean, threads: number, p99s: readonly [number, number, number], throughput: number): SweepResult['points'][number] {
+  const sorted = [...p99s].sort((x, y) => x - y);
+  return {
+    index,
+    set: { 'policy.sis_scan.enabled': scan, 'workloads.0.worker_threads': threads },
+    median: summary(sorted[1]!, throughput),
+    min: summary(sorted[0]!, throughput - 1),
+    max: summary(sorted[2]!, throughput + 1),
+    runs: p99s.map((p99) => summary(p99, throughput)),
+  };
+}
+
+/** Two lines (scan off, on) over three thread counts and three seeds, as `schedlab sweep --json` gives them. */
 const RESULT: SweepResult = {
   seeds: [1, 2, 3],
   points: [
-    { index: 0, set: { 'policy.sis_scan.enabled': false, 'workloads.0.worker_threads': 18 }, median: summary(100, 5), min: summary(90, 4), max: summary(130, 6) },
-    { index: 1, set: { 'policy.sis_scan.enabled': false, 'workloads.0.worker_threads': 19 }, median: summary(2000, 5), min: summary(900, 4), max: summary(2600, 6) },
-    { index: 2, set: { 'policy.sis_scan.enabled': false, 'workloads.0.worker_threads': 20 }, median: summary(5000, 5), min: summary(4000, 4), max: summary(6000, 6) },
-    { index: 3, set: { 'policy.sis_scan.enabled': true, 'workloads.0.worker_threads': 18 }, median: summary(90, 5), min: summary(80, 4), max: summary(95, 6) },
-    { index: 4, set: { 'policy.sis_scan.enabled': true, 'workloads.0.worker_threads': 19 }, median: summary(95, 5), min: summary(85, 4), max: summary(99, 6) },
-    { index: 5, set: { 'policy.sis_scan.enabled': true, 'workloads.0.worker_threads': 20 }, median: summary(300, 5), min: summary(200, 4), max: summary(400, 6) },
+    point(0, false, 18, [100, 90, 130], 5),
+    point(1, false, 19, [2000, 900, 2600], 5),
+    point(2, false, 20, [5000, 4000, 6000], 5),
+    point(3, true, 18, [90, 80, 95], 5),
+    point(4, true, 19, [95, 85, 99], 5),
+    point(5, true, 20, [300, 200, 400], 5),
   ],
 };
 const PATHS = ['policy.sis_scan.enabled', 'workloads.0.worker_threads'];
@@ -52,6 +65,21 @@ describe('sweep plot', () => {
       { x: 19, median: 2000, min: 900, max: 2600 },
       { x: 20, median: 5000, min: 4000, max: 6000 },
     ]);
+  });
+
+  it('plots each line\'s change against the first, paired by seed', () => {
+    const values = sweepPlot(RESULT, PATHS, 'workloads.0.worker_threads', 'wakeup_latency_us.p99');
+    const change = changePlot(values, RESULT, PATHS);
+    expect(change.series.map((series) => series.label)).toEqual(['policy.sis_scan.enabled=true vs policy.sis_scan.enabled=false']);
+    const at18 = change.series[0]?.points[0];
+    // Seeds: 90/100, 80/90, 95/130: -10 %, -11.1 %, -26.9 %.
+    expect(at18?.x).toBe(18);
+    expect(at18?.median).toBeCloseTo(-11.11, 2);
+    expect(at18?.min).toBeCloseTo(-26.92, 2);
+    expect(at18?.max).toBeCloseTo(-10, 5);
+    // One line has nothing to compare with.
+    const single = sweepPlot({ ...RESULT, points: RESULT.points.slice(0, 3) }, PATHS, 'workloads.0.worker_threads', 'wakeup_latency_us.p99');
+    expect(changePlot(single, RESULT, PATHS).series).toEqual([]);
   });
 
   it('plots a boolean on a categorical axis', () => {

@@ -24,10 +24,10 @@ export const MAX_BROWSER_RUNS = 400;
  * The sweeps the docs run, by bundled scenario (`docs/policies/*.md`), narrowed
  * where the docs' grid would take minutes in a browser.
  */
-const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; readonly metric: string }[] = [
+const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; readonly metric: string; readonly show?: PlotShow }[] = [
   { match: /^sis-schbench/, form: { vary: 'policy.sis_scan.enabled=false,true\nworkloads.0.worker_threads=16..22', seeds: '1..5' }, metric: 'wakeup_latency_us.p99' },
   { match: /^sis-netperf/, form: { vary: 'policy.sis_scan.enabled=false,true\npolicy.sis_scan.gate=true,false', seeds: '1..5' }, metric: 'throughput.value' },
-  { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2,4,8,12,16,20,24', seeds: '1..5' }, metric: 'throughput.value' },
+  { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2,4,8,12,16,20,24', seeds: '1..5' }, metric: 'throughput.value', show: 'change' },
   { match: /^stream/, form: { vary: 'policy.numa_affinity.enabled=false,true', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^shared-runq-hackbench/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all\nworkloads.0.groups=1,2,4', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^shared-runq/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all', seeds: '1..5' }, metric: 'throughput.value' },
@@ -36,10 +36,13 @@ const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; re
 const DEFAULT_FORM: SweepForm = { vary: 'kernel=4.6,5.2,5.18,6.5', seeds: '1..5' };
 export const DEFAULT_METRIC = 'wakeup_latency_us.p99';
 
+/** What the plot's y axis shows: the metric itself, or each line's change against the first, in %. */
+export type PlotShow = 'values' | 'change';
+
 /** The docs' sweep for a scenario, or a sweep over kernel versions. */
-export function suggestedSweep(scenarioId: string): { readonly form: SweepForm; readonly metric: string } {
+export function suggestedSweep(scenarioId: string): { readonly form: SweepForm; readonly metric: string; readonly show: PlotShow } {
   const found = SUGGESTED.find((entry) => entry.match.test(scenarioId));
-  return found ? { form: found.form, metric: found.metric } : { form: DEFAULT_FORM, metric: DEFAULT_METRIC };
+  return found ? { form: found.form, metric: found.metric, show: found.show ?? 'values' } : { form: DEFAULT_FORM, metric: DEFAULT_METRIC, show: 'values' };
 }
 
 /**
@@ -148,6 +151,45 @@ export function sweepPlot(result: SweepResult, paths: readonly string[], xPath: 
     points: numericX ? [...points].sort((a, b) => Number(a.x) - Number(b.x)) : points,
   }));
   return { xPath, numericX, metric, series };
+}
+
+/**
+ * The change of each line against the first (the baseline: `packing off`), in %,
+ * per x: per seed `(line - baseline) / baseline`, paired by seed (the same seed
+ * runs the same workload under both settings), then the median, min and max over
+ * seeds, as the seeds' papers chart a patch's benefit. Lines whose baseline point
+ * is missing or 0 are left out at that x.
+ */
+export function changePlot(plot: SweepPlot, result: SweepResult, paths: readonly string[]): SweepPlot {
+  const [baseline, ...others] = plot.series;
+  if (!baseline || others.length === 0) return { ...plot, series: [] };
+  const otherPaths = paths.filter((path) => path !== plot.xPath);
+  const labelOf = (point: SweepResult['points'][number]) =>
+    otherPaths.length === 0 ? 'all runs' : otherPaths.map((path) => `${path}=${show(point.set[path])}`).join(' ');
+  const xOf = (point: SweepResult['points'][number]) => {
+    const x = point.set[plot.xPath];
+    return typeof x === 'number' ? x : show(x);
+  };
+  const find = (label: string, x: number | string) => result.points.find((point) => labelOf(point) === label && xOf(point) === x);
+  const series = others.map((line) => ({
+    label: `${line.label} vs ${baseline.label}`,
+    points: line.points.flatMap((linePoint) => {
+      const base = find(baseline.label, linePoint.x);
+      const mine = find(line.label, linePoint.x);
+      if (!base || !mine) return [];
+      const changes = result.seeds.flatMap((_, seed) => {
+        const a = numberAt(base.runs[seed] ?? null, plot.metric);
+        const b = numberAt(mine.runs[seed] ?? null, plot.metric);
+        return a === undefined || b === undefined || a === 0 ? [] : [((b - a) / Math.abs(a)) * 100];
+      });
+      if (changes.length === 0) return [];
+      const sorted = [...changes].sort((p, q) => p - q);
+      const middle = sorted.length / 2;
+      const median = sorted.length % 2 === 1 ? (sorted[Math.floor(middle)] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+      return [{ x: linePoint.x, median, min: sorted[0] ?? 0, max: sorted[sorted.length - 1] ?? 0 }];
+    }),
+  }));
+  return { ...plot, series };
 }
 
 /** The metrics a sweep can plot: every number in its summaries, the headline ones first. */
