@@ -175,6 +175,16 @@ pub struct GroupRow {
     pub util_pct: u32,
 }
 
+/// One core TurboSched's search looked at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TurboCore {
+    pub core: u32,
+    /// Its utilisation, in % of its SMT-aware capacity.
+    pub util_pct: u32,
+    /// `not busy`, `too full`, `no allowed thread` or `packed`.
+    pub verdict: &'static str,
+}
+
 /// The numbers of one step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
@@ -288,6 +298,19 @@ pub enum StepDetail {
         /// Why, in words (serialised as the step's `text`).
         #[serde(skip_serializing)]
         why: String,
+    },
+    /// TurboSched's search (`turbosched_select_idle_sibling`): the cores of the
+    /// domain in CPU order, each with its utilisation and the verdict, until one
+    /// busy core can take the jitter task.
+    TurboPack {
+        /// `node 0`, `socket 1`, `LLC 2`.
+        domain: String,
+        /// A core is busy above this share of its capacity, in permille (125: 12.5 %).
+        threshold_permille: u32,
+        task_util_pct: u32,
+        cores: Vec<TurboCore>,
+        /// None: no busy core fits, the default path places the task.
+        chosen_cpu: Option<u32>,
     },
     /// The CPU chosen is offline: `select_fallback_rq()` moved the task.
     Fallback {
@@ -406,6 +429,28 @@ impl StepDetail {
                 (false, Some(group)) => format!("{level}: {why}: go to group {group}"),
                 _ => format!("{level}: {why}: stay in the local group"),
             },
+            StepDetail::TurboPack {
+                domain,
+                threshold_permille,
+                task_util_pct,
+                cores,
+                chosen_cpu,
+            } => {
+                let looked: Vec<String> = cores
+                    .iter()
+                    .map(|core| format!("core {} at {} %: {}", core.core, core.util_pct, core.verdict))
+                    .collect();
+                let outcome = match chosen_cpu {
+                    Some(cpu) => format!("packed onto CPU {cpu}, the core's least loaded thread"),
+                    None => "no busy core can take it: the default path places it".to_string(),
+                };
+                format!(
+                    "TurboSched: a jitter task (util {task_util_pct} %) looks in {domain}, in CPU order, for a busy core (util above {}.{} % of its capacity) that can still take it: {}; {outcome}",
+                    threshold_permille / 10,
+                    threshold_permille % 10,
+                    if looked.is_empty() { "no core looked at".to_string() } else { looked.join(", ") }
+                )
+            }
             StepDetail::Fallback {
                 from,
                 to,

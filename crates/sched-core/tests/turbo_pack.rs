@@ -142,3 +142,43 @@ fn uclamp_max_classifies_as_jitter_like_the_attribute() {
     off.policy.turbo_pack.enabled = false;
     assert_eq!(run(&unclassified).trace_hash, run(&off).trace_hash);
 }
+
+/// The decision inspector shows the packing search: the cores of the domain it
+/// looked at, each with its utilisation and verdict, ending on the packed core.
+#[test]
+fn the_inspector_explains_a_packed_wakeup_with_the_cores_it_looked_at() {
+    use sched_core::trace::Reason;
+    use sched_core::Simulator;
+    let mut scenario = turbo_bench(8, true, 1);
+    scenario.duration_ms = 100;
+    let sim = run_sim(&scenario);
+    let packed = (0..sim.trace.len())
+        .find(|&index| {
+            sim.trace.kind[index] == TraceKind::SchedWakeup
+                && matches!(sim.trace.reason[index], Reason::TurboPack { .. })
+        })
+        .expect("a jitter wakeup is packed");
+    let decision = Simulator::explain_record(&scenario, packed as u64).unwrap();
+    let step = decision
+        .steps
+        .iter()
+        .find(|step| {
+            matches!(
+                step.detail,
+                sched_core::explain::StepDetail::TurboPack { .. }
+            )
+        })
+        .expect("a TurboSched step");
+    let sched_core::explain::StepDetail::TurboPack {
+        cores, chosen_cpu, ..
+    } = &step.detail
+    else {
+        unreachable!()
+    };
+    assert_eq!(*chosen_cpu, Some(decision.chosen_cpu));
+    assert_eq!(cores.last().map(|core| core.verdict), Some("packed"));
+    assert!(cores[..cores.len() - 1]
+        .iter()
+        .all(|core| core.verdict != "packed"));
+    assert!(step.text.contains("packed onto CPU"), "{}", step.text);
+}

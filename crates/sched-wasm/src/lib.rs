@@ -485,6 +485,36 @@ impl SimHandle {
         out
     }
 
+    /// The task moves among trace records `[from, to)` (every `sched_migrate_task`,
+    /// uncapped), as flat quintuples `[time_ns, pid, orig_cpu, dest_cpu, cause, ...]`;
+    /// `cause` is 0 for a wakeup's placement (TurboSched's packing included), 1 for
+    /// a load-balancer pull, 2 for anything else (hotplug's fallback, NUMA moves).
+    /// The machine view animates them.
+    pub fn migrations(&self, from: u32, to: u32) -> Vec<f64> {
+        use sched_core::trace::{Reason, TraceKind};
+        let trace = &self.sim.trace;
+        let end = (to as usize).min(trace.len());
+        let start = (from as usize).min(end);
+        let mut out = Vec::new();
+        for idx in start..end {
+            if trace.kind[idx] == TraceKind::SchedMigrateTask {
+                let cause = match trace.reason[idx] {
+                    Reason::Wakeup { .. } | Reason::TurboPack { .. } => 0.0,
+                    Reason::Pull { .. } => 1.0,
+                    _ => 2.0,
+                };
+                out.extend([
+                    trace.time[idx] as f64,
+                    trace.pid[idx] as f64,
+                    trace.arg0[idx] as f64,
+                    trace.arg1[idx] as f64,
+                    cause,
+                ]);
+            }
+        }
+        out
+    }
+
     /// The trace as the kernel's `trace` file, for export: the header when `from` is
     /// 0, then records `[from, to)`, each with the model's reason as a `# ...`
     /// comment when `reasons` is set. The UI asks for it in chunks and joins them.

@@ -1,4 +1,7 @@
 import { useEffect, useId, useMemo, useRef, type RefObject } from 'react';
+import { SPEEDS } from '../store/app';
+import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView } from '../store/motion';
+import { DISTANCE_COLOR, drawMotions } from '../render/motion';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { useElementWidth } from './useElementWidth';
@@ -51,12 +54,19 @@ export function TopologyView({
     return info && parsed ? { info, frame: parsed } : undefined;
   }, [loaded, frame]);
   const hasJitter = useMemo(() => (loaded?.tasks ?? []).some((candidate) => candidate.jitter), [loaded]);
+  const motions = useAppState(store, (s) => s.motions);
+  const speedIndex = useAppState(store, (s) => s.speedIndex);
+  const moves = useMemo(
+    () => (frame ? motionView(motions, frame.nowNs, motionSpanNs(SPEEDS[speedIndex]?.factor ?? 0.01)) : undefined),
+    [motions, frame, speedIndex],
+  );
 
   useEffect(() => {
     if (svgRef.current && layout && frame) {
       drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards, powerView);
+      if (moves) drawMotions(svgRef.current, layout, moves);
     }
-  }, [layout, colors, frame, highlight, shards, powerView, svgRef]);
+  }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves]);
 
   // With the power model on, the jitter mark joins the power row (TurboSched's story); else the workloads'.
   const jitterLegend = (
@@ -92,6 +102,24 @@ export function TopologyView({
             </li>
           )}
           {hasJitter && !power && jitterLegend}
+        </ul>
+      )}
+      {loaded && (
+        <ul className="legend motion-legend" aria-label="Task moves" data-testid="motion-legend">
+          <li className="muted">moves, fading with age:</li>
+          {DISTANCES.map((distance) => (
+            <li key={distance}>
+              <span className="swatch line" style={{ background: DISTANCE_COLOR[distance] }} /> {DISTANCE_LABEL[distance]}
+            </li>
+          ))}
+          {moves && moves.moreTotal > 0 && (
+            <li data-testid="motion-more" title="Moves in the last span that are not drawn (the newest are), by distance">
+              +{moves.moreTotal} more not drawn:{' '}
+              {DISTANCES.filter((distance) => moves.more[distance] > 0)
+                .map((distance) => `${moves.more[distance]} ${DISTANCE_LABEL[distance]}`)
+                .join(', ')}
+            </li>
+          )}
         </ul>
       )}
       {power && (

@@ -198,6 +198,12 @@ export interface Frame {
    */
   readonly switches: Float64Array;
   /**
+   * The task moves (`sched_migrate_task`) added since the previous frame, all of
+   * them: flat `[time_ns, pid, orig_cpu, dest_cpu, cause, ...]` (the bridge's
+   * `migrations`; cause 0 wakeup, 1 balancer pull, 2 other), for the machine's motion.
+   */
+  readonly migrations: Float64Array;
+  /**
    * Set once the core's trace store is full (it keeps the first 2,000,000
    * records): the time of the last record kept. No switch after it arrives.
    */

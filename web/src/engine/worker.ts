@@ -33,6 +33,8 @@ let handle: SimHandle | undefined;
 let traceCursor = 0;
 /** The trace record from which the next frame reads context switches (all of them, uncapped). */
 let switchCursor = 0;
+/** The trace record from which the next frame reads task moves. */
+let migrationCursor = 0;
 /** When the trace store is full: the time of its last record. */
 let keptUntilNs: SimTimeNs | undefined;
 
@@ -49,6 +51,8 @@ function frameOf(sim: SimHandle): Frame {
   traceCursor = traceTotal;
   const switches = sim.switches(switchCursor, traceTotal);
   switchCursor = traceTotal;
+  const migrations = sim.migrations(migrationCursor, traceTotal);
+  migrationCursor = traceTotal;
   if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
@@ -69,6 +73,7 @@ function frameOf(sim: SimHandle): Frame {
     newTrace,
     traceTotal,
     switches,
+    migrations,
     traceKeptUntilNs: keptUntilNs,
   };
 }
@@ -84,6 +89,7 @@ function transferFrame(frame: Frame): Frame {
     frame.shardLocks.buffer,
     frame.power.buffer,
     frame.switches.buffer,
+    frame.migrations.buffer,
   ] as Transferable[]);
 }
 
@@ -116,6 +122,7 @@ const engine = {
     handle = next;
     traceCursor = 0;
     switchCursor = 0;
+    migrationCursor = 0;
     keptUntilNs = undefined;
     const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
     const loaded: LoadedScenario = {

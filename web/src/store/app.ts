@@ -5,6 +5,7 @@ import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 import { NO_OVERRIDES, type PolicyOverrides } from './policy';
 import { FOLLOW_VIEW, type SliceStore, type TimelineView } from './timeline';
 import type { FrequencySeries } from './power';
+import type { Motion } from './motion';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -85,6 +86,8 @@ export interface AppState {
    * loaded scenario starts followed.
    */
   readonly timelineView: TimelineView;
+  /** The run's task moves, newest last (bounded), for the machine view's motion. */
+  readonly motions: readonly Motion[];
 }
 
 export const initialState: AppState = {
@@ -109,6 +112,7 @@ export const initialState: AppState = {
   frequency: undefined,
   notice: undefined,
   timelineView: FOLLOW_VIEW,
+  motions: [],
 };
 
 export function createAppStore() {

@@ -12,6 +12,7 @@ import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides }
 import { perShardContention, shardLockContention } from './shards';
 import { FOLLOW_VIEW, SliceStore, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
+import { appendMotions } from './motion';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -149,6 +150,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     store.set({
       frame,
       trace: appendTrace(state.trace, frame.newTrace),
+      motions: state.loaded ? appendMotions(state.motions, frame.migrations, state.loaded.machine) : state.motions,
       playing: state.playing && !frame.finished,
       shardLockContention: shardLockContention(state.frame?.locks, frame.locks, state.shardLockContention),
       shardContentions: perShardContention(state.frame?.shardLocks, frame.shardLocks, state.shardContentions),
@@ -171,6 +173,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       loaded: result.loaded,
       frame: result.frame,
       trace: appendTrace([], result.frame.newTrace),
+      motions: appendMotions([], result.frame.migrations, result.loaded.machine),
       selection: undefined,
       inspection: NO_INSPECTION,
       shardLockContention: shardLockContention(undefined, result.frame.locks, 0),

@@ -18,6 +18,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     newTrace: [],
     traceTotal: 0,
     switches: new Float64Array(0),
+    migrations: new Float64Array(0),
     traceKeptUntilNs: undefined,
     ...fields,
   };

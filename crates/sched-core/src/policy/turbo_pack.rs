@@ -127,6 +127,45 @@ impl Simulator {
         if !spec.enabled || !self.is_jitter(task_id) {
             return None;
         }
+        let found = self.turbo_pack_search(task_id, target, |_, _, _| {});
+        self.explain(|sim, rec| {
+            let mut cores = Vec::new();
+            sim.turbo_pack_search(task_id, target, |core, util_pct, verdict| {
+                cores.push(crate::explain::TurboCore {
+                    core,
+                    util_pct,
+                    verdict,
+                })
+            });
+            let info = sim.topology.info(target);
+            let (name, id) = match spec.domain {
+                TurboDomain::Llc => ("LLC", info.llc.0),
+                TurboDomain::Socket => ("socket", info.socket.0),
+                TurboDomain::Node => ("node", info.node.0),
+            };
+            rec.push(crate::explain::StepDetail::TurboPack {
+                domain: format!("{name} {id}"),
+                threshold_permille: (spec.busy_threshold_pct * 10.0).round() as u32,
+                task_util_pct: (100.0 * sim.tasks[task_id.0 as usize].pelt.util_avg
+                    / crate::pelt::CAPACITY_SCALE)
+                    .round() as u32,
+                cores,
+                chosen_cpu: found.as_ref().map(|(cpu, _)| cpu.0),
+            });
+        });
+        found
+    }
+
+    /// The search itself, telling `visit` each core it looks at: its number, its
+    /// utilisation in % of its capacity, and the verdict (`not busy`, `too full`,
+    /// `no allowed thread`, `packed`).
+    fn turbo_pack_search(
+        &self,
+        task_id: TaskId,
+        target: CpuId,
+        mut visit: impl FnMut(u32, u32, &'static str),
+    ) -> Option<(CpuId, Reason)> {
+        let spec = self.policy.turbo_pack;
         let info = self.topology.info(target);
         let span = match spec.domain {
             TurboDomain::Llc => &self.topology.llc_cpus[info.llc.0 as usize],
@@ -144,7 +183,13 @@ impl Simulator {
             last_core = Some(core);
             let capacity = self.core_capacity(core);
             let util = self.core_util(core);
-            if util <= capacity * spec.busy_threshold_pct / 100.0 || util + task_util > capacity {
+            let util_pct = (100.0 * util / capacity).round() as u32;
+            if util <= capacity * spec.busy_threshold_pct / 100.0 {
+                visit(core.0, util_pct, "not busy");
+                continue;
+            }
+            if util + task_util > capacity {
+                visit(core.0, util_pct, "too full");
                 continue;
             }
             // The core's least loaded thread the task may use.
@@ -161,11 +206,12 @@ impl Simulator {
                     load(a).cmp(&load(b)).then(a.0.cmp(&b.0))
                 });
             if let Some(thread) = thread {
+                visit(core.0, util_pct, "packed");
                 return Some((
                     thread,
                     Reason::TurboPack {
                         core: core.0,
-                        util_pct: (100.0 * util / capacity).round() as u32,
+                        util_pct,
                         domain: spec.domain,
                         domain_id: match spec.domain {
                             TurboDomain::Llc => info.llc.0,
@@ -175,6 +221,7 @@ impl Simulator {
                     },
                 ));
             }
+            visit(core.0, util_pct, "no allowed thread");
         }
         None
     }

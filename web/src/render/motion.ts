@@ -1,0 +1,81 @@
+/**
+ * Task moves on the machine drawing: an arc from the CPU a task left to the one
+ * it went to, coloured by distance (SMT, LLC, cross-LLC, cross-NUMA), with a token
+ * that travels the arc while the move is new, fading with age. D3, no React.
+ */
+import { select } from 'd3';
+import type { MachineLayout } from './layout';
+import type { Distance, MotionView } from '../store/motion';
+
+export const DISTANCE_COLOR: Readonly<Record<Distance, string>> = {
+  smt: '#2f855a',
+  llc: '#2b6cb0',
+  'cross-llc': '#c05621',
+  'cross-numa': '#c53030',
+};
+
+/** The share of a move's span the token takes to travel its arc. */
+const TRAVEL = 0.35;
+
+type Drawn = MotionView['drawn'][number];
+
+/** The arc's control point: above the straight line, higher for longer moves. */
+function arc(x1: number, y1: number, x2: number, y2: number): { d: string; at: (t: number) => [number, number] } {
+  const mx = (x1 + x2) / 2;
+  const my = (y1 + y2) / 2;
+  const length = Math.hypot(x2 - x1, y2 - y1);
+  const lift = Math.min(80, 12 + length * 0.25);
+  const cx = mx;
+  const cy = my - lift;
+  return {
+    d: `M${x1},${y1}Q${cx},${cy} ${x2},${y2}`,
+    at: (t) => [(1 - t) * (1 - t) * x1 + 2 * (1 - t) * t * cx + t * t * x2, (1 - t) * (1 - t) * y1 + 2 * (1 - t) * t * cy + t * t * y2],
+  };
+}
+
+export function drawMotions(svgElement: SVGSVGElement, layout: MachineLayout, view: MotionView): void {
+  const svg = select(svgElement);
+  const layer = svg.selectAll<SVGGElement, string>('g.layer-motions').data(['motions']).join('g').attr('class', 'layer-motions');
+  // On top of everything else, and not in the way of clicks.
+  layer.raise().attr('pointer-events', 'none');
+  const cells = new Map(layout.cpus.map((cell) => [cell.cpu, cell]));
+  const drawn = view.drawn.filter((motion) => cells.has(motion.from) && cells.has(motion.to));
+  const groups = layer
+    .selectAll<SVGGElement, Drawn>('g.motion')
+    .data(drawn, (motion) => `${motion.atNs}-${motion.pid}-${motion.from}-${motion.to}`)
+    .join('g')
+    .attr('class', 'motion')
+    .attr('data-distance', (motion) => motion.distance)
+    .attr('data-cause', (motion) => motion.cause)
+    .attr('data-pid', (motion) => motion.pid)
+    .attr('opacity', (motion) => 0.25 + 0.75 * (1 - motion.age));
+  groups.each(function (motion) {
+    const from = cells.get(motion.from)!;
+    const to = cells.get(motion.to)!;
+    const path = arc(from.x + from.width / 2, from.y + from.height / 2, to.x + to.width / 2, to.y + to.height / 2);
+    const group = select(this);
+    const color = DISTANCE_COLOR[motion.distance];
+    group
+      .selectAll('path.motion-arc')
+      .data([0])
+      .join('path')
+      .attr('class', 'motion-arc')
+      .attr('d', path.d)
+      .attr('fill', 'none')
+      .attr('stroke', color)
+      .attr('stroke-width', 3)
+      .attr('stroke-linecap', 'round');
+    const [tx, ty] = path.at(Math.min(1, motion.age / TRAVEL));
+    group
+      .selectAll('circle.motion-token')
+      .data([0])
+      .join('circle')
+      .attr('class', 'motion-token')
+      .attr('r', 6)
+      .attr('cx', tx)
+      .attr('cy', ty)
+      .attr('fill', color)
+      .attr('stroke', '#ffffff')
+      .attr('stroke-width', 2);
+  });
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { Machine } from '../engine/protocol';
+import { appendMotions, distanceOf, MAX_KEPT, motionSpanNs, motionView } from './motion';
+
+/** 2 nodes x 2 LLCs x 2 cores x SMT2: CPU i is core i>>1, LLC i>>2, node i>>3. */
+const MACHINE: Machine = {
+  name: 'm',
+  sockets: 2,
+  llcs: 4,
+  cores: 8,
+  nodes: 2,
+  threads_per_core: 2,
+  frequency_mhz: 2000,
+  cpus: Array.from({ length: 16 }, (_, cpu) => ({ core: cpu >> 1, llc: cpu >> 2, node: cpu >> 3, socket: cpu >> 3, thread: cpu & 1 })),
+};
+
+describe('task moves', () => {
+  it('are classed by distance on the topology', () => {
+    expect(distanceOf(MACHINE, 0, 1)).toBe('smt');
+    expect(distanceOf(MACHINE, 0, 2)).toBe('llc');
+    expect(distanceOf(MACHINE, 0, 4)).toBe('cross-llc');
+    expect(distanceOf(MACHINE, 0, 8)).toBe('cross-numa');
+  });
+
+  it('read the bridge quintuples with their cause, and keep the newest', () => {
+    const motions = appendMotions([], new Float64Array([100, 1001, 0, 1, 0, 200, 1002, 3, 9, 1]), MACHINE);
+    expect(motions).toEqual([
+      { atNs: 100, pid: 1001, from: 0, to: 1, cause: 'wakeup', distance: 'smt' },
+      { atNs: 200, pid: 1002, from: 3, to: 9, cause: 'pull', distance: 'cross-numa' },
+    ]);
+    const many = new Float64Array(Array.from({ length: MAX_KEPT + 10 }, (_, index) => [index, 1, 0, 2, 2]).flat());
+    const kept = appendMotions(motions, many, MACHINE);
+    expect(kept).toHaveLength(MAX_KEPT);
+    expect(kept[kept.length - 1]?.atNs).toBe(MAX_KEPT + 9);
+  });
+
+  it('show for a span the speed sets, the newest drawn and the rest counted by distance', () => {
+    // 1/100x: 0.9 s of real time is 9 ms simulated.
+    expect(motionSpanNs(0.01)).toBe(9e6);
+    const flat = Array.from({ length: 10 }, (_, index) => [index * 1000, 1000 + index, 0, index % 2 === 0 ? 1 : 8, 0]).flat();
+    const motions = appendMotions([], new Float64Array(flat), MACHINE);
+    const view = motionView(motions, 9_000, 5_000, 3);
+    // In the span [4000, 9000]: six moves; the newest three drawn, three counted.
+    expect(view.drawn.map((motion) => motion.atNs)).toEqual([7000, 8000, 9000]);
+    expect(view.drawn[0]?.age).toBeCloseTo(0.4);
+    expect(view.drawn[2]?.age).toBe(0);
+    expect(view.moreTotal).toBe(3);
+    expect(view.more).toEqual({ smt: 2, llc: 0, 'cross-llc': 0, 'cross-numa': 1 });
+    // Nothing after the playhead is drawn (a step back in time shows what had happened by then).
+    expect(motionView(motions, 2_500, 5_000).drawn.map((motion) => motion.atNs)).toEqual([0, 1000, 2000]);
+  });
+});
