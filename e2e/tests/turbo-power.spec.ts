@@ -64,5 +64,8 @@ test('TurboSched on POWER9 with the power model: socket frequency and power agai
   const inspector = page.getByRole('region', { name: 'Inspector' });
   await expect(inspector.getByTestId('chosen-cpu')).toContainText('turbo_jitter');
   await expect(inspector.getByTestId('jitter-tag')).toHaveText('jitter (TurboSched)');
+  // Its packing search is a step: the cores of its node it looked at, and where it ended.
+  await expect(inspector).toContainText(/TurboSched: a jitter task \(util \d+ %\) looks in node 0, in CPU order, for a busy core .*: core \d+ at \d+ %: (not busy|too full|packed)/);
+  await expect(inspector).toContainText(/packed onto CPU \d+, the core's least loaded thread|no busy core can take it: the default path places it/);
   await expect(page.getByTestId('selected-task').getByTestId('jitter-tag')).toBeVisible();
 });
