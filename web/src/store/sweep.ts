@@ -27,7 +27,7 @@ export const MAX_BROWSER_RUNS = 400;
 const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; readonly metric: string; readonly show?: PlotShow }[] = [
   { match: /^sis-schbench/, form: { vary: 'policy.sis_scan.enabled=false,true\nworkloads.0.worker_threads=16..22', seeds: '1..5' }, metric: 'wakeup_latency_us.p99' },
   { match: /^sis-netperf/, form: { vary: 'policy.sis_scan.enabled=false,true\npolicy.sis_scan.gate=true,false', seeds: '1..5' }, metric: 'throughput.value' },
-  { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2,4,8,12,16,20,24', seeds: '1..5' }, metric: 'throughput.value', show: 'change' },
+  { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2..24', seeds: '1..5' }, metric: 'throughput.value', show: 'change' },
   { match: /^stream/, form: { vary: 'policy.numa_affinity.enabled=false,true', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^shared-runq-hackbench/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all\nworkloads.0.groups=1,2,4', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^shared-runq/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all', seeds: '1..5' }, metric: 'throughput.value' },
