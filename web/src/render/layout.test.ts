@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeLayout, type Box } from './layout';
+import { computeLayout, GROW_MAX_HEIGHT, type Box } from './layout';
 import type { Machine, MachineCpu, ShardInfo } from '../engine/protocol';
 import { LANE_MIN_WIDTH } from './lanes';
 import { SOCKET_POWER_HEADER } from './power';
@@ -63,6 +63,28 @@ describe('machine layout', () => {
     expect((sibling?.x ?? 0) - (zero?.x ?? 0)).toBe((zero?.width ?? 0) + 2);
   });
 
+  describe('on a wide panel', () => {
+    it('grows a small machine\'s cells to fill the width, within a height a screen shows whole', () => {
+      const m = machine(1, 2, 2, 2);
+      const small = computeLayout(m, 1150, [], false, false);
+      const grown = computeLayout(m, 1150);
+      expect(grown.cell).toBeGreaterThan(small.cell);
+      expect(grown.width).toBeLessThanOrEqual(1150);
+      expect(grown.width).toBeGreaterThan(1150 * 0.75);
+      expect(grown.height).toBeLessThanOrEqual(GROW_MAX_HEIGHT);
+      // Every CPU still inside its core.
+      for (const cell of grown.cpus) expect(grown.cores.some((core) => inside(cell, core))).toBe(true);
+    });
+
+    it('leaves a machine wider than its panel as it is, and keeps the rows of one that grows', () => {
+      const wide = machine(2, 1, 10, 2);
+      expect(computeLayout(wide, 250)).toEqual(computeLayout(wide, 250, [], false, false));
+      const big = machine(2, 8, 8, 2);
+      const rows = (cells: readonly Box[]) => new Set(cells.map((cell) => cell.y)).size;
+      expect(rows(computeLayout(big, 900).cpus)).toBe(rows(computeLayout(big, 900, [], false, false).cpus));
+    });
+  });
+
   describe('with SHARED_RUNQ on', () => {
     /** Shards as the core makes them: `max(llc_cpus / size, 1)` per LLC, CPU `cpu % n` joins shard `n`. */
     function shardsOf(m: Machine, size: number): ShardInfo[] {
@@ -80,8 +102,8 @@ describe('machine layout', () => {
     it('puts one lane per shard of an 18-core Skylake under its cores, inside its LLC, in shard order', () => {
       const m = machine(1, 1, 18, 2);
       const shards = shardsOf(m, 6);
-      const plain = computeLayout(m, 800);
-      const layout = computeLayout(m, 800, shards);
+      const plain = computeLayout(m, 800, [], false, false);
+      const layout = computeLayout(m, 800, shards, false, false);
       expect(layout.lanes.map((lane) => [lane.shard, lane.llc, lane.index])).toEqual(shards.map((shard, at) => [at, shard.llc, shard.index]));
       const llc = layout.llcs[0] as Box;
       const coresBottom = Math.max(...layout.cores.map((core) => core.y + core.height));
@@ -131,8 +153,8 @@ describe('machine layout', () => {
 
     it('keeps the cores in a grid where the header cannot have its width: the figures run on instead', () => {
       const m = machine(2, 1, 10, 2);
-      const plain = computeLayout(m, 330);
-      const layout = computeLayout(m, 330, [], true);
+      const plain = computeLayout(m, 330, [], false, false);
+      const layout = computeLayout(m, 330, [], true, false);
       const columns = (cells: readonly Box[]) => new Set(cells.map((cell) => cell.x)).size;
       expect(columns(layout.cores)).toBe(columns(plain.cores));
       expect(columns(layout.cores)).toBeGreaterThan(1);

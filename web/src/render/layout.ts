@@ -64,8 +64,41 @@ function laneBlockHeight(n: number): number {
   return n === 0 ? 0 : LANE.gap + n * LANE.height + (n - 1) * LANE.gap;
 }
 
-export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false): MachineLayout {
-  const cell = cellSizeFor(machine.cpus.length);
+/** The tallest a machine may grow to when there is width to spare (a projector's screen). */
+export const GROW_MAX_HEIGHT = 560;
+/** How much larger than `cellSizeFor` a cell may grow. */
+export const GROW_MAX_FACTOR = 2.4;
+
+/**
+ * Lays the machine out in `width`: cells of `cellSizeFor` size, grown (up to
+ * `GROW_MAX_FACTOR` times, and `GROW_MAX_HEIGHT` tall) while the drawing still fits
+ * the width, so a small machine fills a wide panel instead of sitting in a corner.
+ */
+export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false, grow = true): MachineLayout {
+  const base = cellSizeFor(machine.cpus.length);
+  const first = layoutWithCell(machine, width, shards, power, base);
+  if (!grow || first.width > width || first.height >= GROW_MAX_HEIGHT) return first;
+  // Growing keeps the arrangement: as many rows of CPUs (a wide panel stays one
+  // shallow row rather than becoming a stack of larger boxes).
+  const rows = (layout: MachineLayout) => new Set(layout.cpus.map((cpu) => cpu.y)).size;
+  const firstRows = rows(first);
+  let best = first;
+  let low = base + 1;
+  let high = Math.floor(base * GROW_MAX_FACTOR);
+  while (low <= high) {
+    const cell = (low + high) >> 1;
+    const candidate = layoutWithCell(machine, width, shards, power, cell);
+    if (candidate.width <= width && candidate.height <= GROW_MAX_HEIGHT && rows(candidate) === firstRows) {
+      best = candidate;
+      low = cell + 1;
+    } else {
+      high = cell - 1;
+    }
+  }
+  return best;
+}
+
+function layoutWithCell(machine: Machine, width: number, shards: readonly ShardInfo[], power: boolean, cell: number): MachineLayout {
   const socketHeader = power ? SOCKET_POWER_HEADER.height : HEADER;
   const powerMinSocketWidth = power ? SOCKET_POWER_HEADER.minWidth : 0;
   // Shards per LLC, in the bridge's order: lane `index` of an LLC is its shard `index`.

@@ -101,8 +101,9 @@ export function drawMachine(
 
   const showText = layout.cell >= 24;
   // 12 px wherever a four-digit pid fits in the cell; smaller cells keep the smaller type.
-  const pidFont = layout.cell >= 34 ? 12 : 10;
-  const labelFont = layout.cell >= 34 ? 12 : 9;
+  // Type grows with the cells (a grown layout on a wide screen reads from the back of a room).
+  const pidFont = layout.cell >= 34 ? Math.round(Math.min(22, Math.max(12, layout.cell * 0.18))) : 10;
+  const labelFont = layout.cell >= 34 ? Math.round(Math.min(20, Math.max(12, layout.cell * 0.16))) : 9;
   const coreIdle = (cell: CpuCell) => power?.frame.cores[cell.core];
   /** What a cell is filled with: its task's colour, else its core's idle state (grey for a thread idle on an active core). */
   const cellFill = (cell: CpuCell) => {
