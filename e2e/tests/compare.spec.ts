@@ -105,3 +105,22 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
   await expect(page.getByRole('region', { name: 'Timeline' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Comparison' })).toHaveCount(0);
 });
+
+test('a reload keeps compare mode and run B\'s settings', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await waitIdle(page);
+  await page.getByRole('region', { name: 'Policy' }).getByRole('checkbox', { name: 'sis_scan.enabled' }).click();
+  await waitIdle(page);
+  const differs = page.getByRole('region', { name: 'Comparison' }).getByTestId('differs');
+  await expect(differs).toHaveText('B differs from A by: policy.sis_scan.enabled: false → true');
+  await page.reload();
+  await waitIdle(page);
+  await expect(page.getByRole('button', { name: 'Compare' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByRole('region', { name: 'Comparison' }).getByTestId('differs')).toHaveText('B differs from A by: policy.sis_scan.enabled: false → true');
+  // Stopped, a reload opens one run.
+  await page.getByRole('button', { name: 'Stop comparing' }).click();
+  await page.reload();
+  await waitIdle(page);
+  await expect(page.getByRole('button', { name: 'Compare' })).toHaveAttribute('aria-pressed', 'false');
+});

@@ -57,6 +57,13 @@ test('a small sweep runs in the background and is plotted with its spread over s
   await expect(series.nth(0)).toHaveAttribute('data-label', 'policy.wake_affine.enabled=false vs policy.wake_affine.enabled=true');
   await expect(plot).toHaveAttribute('aria-label', /^throughput change, % against workloads\.0\.worker_threads/);
   await sweep.getByRole('combobox', { name: 'Show' }).selectOption('values');
+  // The plot as PNG: an image of the plot at twice its size.
+  const pngDownload = page.waitForEvent('download');
+  await sweep.getByRole('button', { name: 'Plot PNG' }).click();
+  const png = await readFile(await (await pngDownload).path());
+  expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const plotWidth = await plot.evaluate((element) => (element as SVGSVGElement).viewBox.baseVal.width);
+  expect(png.readUInt32BE(16)).toBe(Math.round(plotWidth * 2));
   const json = JSON.parse((await download(page, 'Points JSON')).text) as { seeds: number[]; points: { set: Record<string, unknown> }[] };
   expect(json.seeds).toEqual([1, 2, 3]);
   expect(json.points[5]?.set).toEqual({ 'policy.wake_affine.enabled': false, 'workloads.0.worker_threads': 6 });

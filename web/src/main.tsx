@@ -10,6 +10,7 @@ import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
 import { keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
 import type { DrawStats } from './render/timeline';
+import type { PolicyOverrides } from './store/policy';
 import './styles.css';
 
 declare global {
@@ -114,14 +115,19 @@ async function linkInAddress() {
 /** Saves the session on every change of what is kept (the editor's text included, on each keystroke). */
 function keepSession(storage: KeepStorage) {
   let last: KeptFields | undefined;
+  let lastCompare: PolicyOverrides | undefined;
   const save = () => {
     const state = store.get();
-    if (sameKept(last, state)) return;
+    // In compare mode, run B's settings are kept too.
+    const compareB = compare.state.get().on ? compare.side()?.store.get().policyOverrides : undefined;
+    if (sameKept(last, state) && compareB === lastCompare) return;
     last = state;
-    const kept = keptSession(state, SHARE_CONTEXT);
+    lastCompare = compareB;
+    const kept = keptSession(state, SHARE_CONTEXT, compareB);
     if (kept) saveSession(storage, kept);
   };
   store.subscribe(save);
+  compare.state.subscribe(save);
   save();
 }
 

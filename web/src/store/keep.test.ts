@@ -35,6 +35,21 @@ const hackbench: KeptFields = {
   speedIndex: 4,
 };
 
+describe('keeping compare mode', () => {
+  it('keeps run B\'s settings with the session, and drops a setting this build does not have', () => {
+    const storage = memoryStorage();
+    const kept = keptSession(hackbench, context, { 'policy.shared_runq.mode': 'all' });
+    expect(kept?.compare).toEqual({ 'policy.shared_runq.mode': 'all' });
+    if (kept) saveSession(storage, kept);
+    expect(loadSession(storage, context)?.state.compare).toEqual({ 'policy.shared_runq.mode': 'all' });
+    const old = memoryStorage({ [KEEP_KEY]: JSON.stringify({ ...kept, compare: { 'policy.gone': true, 'policy.sis_scan.enabled': true } }) });
+    const restored = loadSession(old, context);
+    expect(restored?.state.compare).toEqual({ 'policy.sis_scan.enabled': true });
+    expect(restored?.problems[0]?.path).toBe('compare policy.gone');
+    expect(keptSession(hackbench, context)?.compare).toBeUndefined();
+  });
+});
+
 describe('keeping the session', () => {
   it('saves and restores the scenario, overrides, speed and editor text', () => {
     const storage = memoryStorage();

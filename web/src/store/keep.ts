@@ -27,15 +27,18 @@ export interface KeptSession {
   readonly speed: number;
   /** The editor's text, exactly as typed. */
   readonly editorText: string;
+  /** In compare mode, run B's overrides. */
+  readonly compare?: PolicyOverrides;
 }
 
 /** The fields of the app's state that are kept; a change to any of them is saved. */
 export type KeptFields = Pick<AppState, 'scenarioId' | 'fileText' | 'scenarioText' | 'policyOverrides' | 'speedIndex'>;
 
 /** What to keep of the app's state; undefined until a scenario has loaded. */
-export function keptSession(state: KeptFields, context: ShareContext): KeptSession | undefined {
+export function keptSession(state: KeptFields, context: ShareContext, compare?: PolicyOverrides): KeptSession | undefined {
   if (state.fileText === '') return undefined;
   return {
+    ...(compare ? { compare } : {}),
     format: KEEP_FORMAT,
     scenario: sourceOf(state.scenarioId, state.fileText, context.scenarios),
     overrides: state.policyOverrides,
@@ -61,6 +64,13 @@ export interface RestoredSession {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Kept overrides as `PATH=VALUE` entries (what is not a setting value is dropped). */
+function overrideEntries(record: Record<string, unknown>): string[] {
+  return Object.entries(record).flatMap(([path, setting]) =>
+    typeof setting === 'boolean' || typeof setting === 'number' || typeof setting === 'string' ? [`${path}=${String(setting)}`] : [],
+  );
 }
 
 /**
@@ -103,14 +113,16 @@ export function loadSession(storage: KeepStorage, context: ShareContext): Restor
   }
   if (!scenario) return { state: { ...fallback, speedIndex }, editorText, problems };
 
-  const entries = isRecord(value.overrides)
-    ? Object.entries(value.overrides).flatMap(([path, setting]) =>
-        typeof setting === 'boolean' || typeof setting === 'number' || typeof setting === 'string' ? [`${path}=${String(setting)}`] : [],
-      )
-    : [];
+  const entries = isRecord(value.overrides) ? overrideEntries(value.overrides) : [];
   const read = readOverrides(entries, context.controls, 'policy');
   problems.push(...read.problems);
-  return { state: { scenario, overrides: read.overrides, seed: undefined, speedIndex, playhead: undefined }, editorText, problems };
+  let compare: PolicyOverrides | undefined;
+  if (isRecord(value.compare)) {
+    const readB = readOverrides(overrideEntries(value.compare), context.controls, 'compare');
+    problems.push(...readB.problems);
+    compare = readB.overrides;
+  }
+  return { state: { scenario, overrides: read.overrides, seed: undefined, speedIndex, playhead: undefined, ...(compare ? { compare } : {}) }, editorText, problems };
 }
 
 /** Where the app starts from, and what to tell the user about it. */
