@@ -6,22 +6,146 @@ import { useAppState } from './useStore';
 import { useElementWidth } from './useElementWidth';
 import { formatGhz, powerOn } from '../store/power';
 import { drawFrequencyChart, FREQUENCY_CHART, socketColor } from '../render/frequencyChart';
+import { drawLineChart, LINE_CHART, type ChartLine } from '../render/lineChart';
+import { DISTANCE_COLOR } from '../render/motion';
+import { DISTANCE_LABEL, DISTANCES, type Distance } from '../store/motion';
+import type { HistoryPoint } from '../store/history';
+import { unreachable } from '../base/types';
 
 /**
- * The Charts region: while the power model runs, "Frequency over time", one line
- * per socket (MHz against simulated time, from the run's start to the playhead).
- * Absent when the model does not run.
+ * The Charts region: the run's figures over simulated time, from the start to the
+ * playhead, redrawn as it plays: wakeup latency so far, utilisation and the
+ * idle-while-runnable gap, migrations by distance, `rq` lock contention; and,
+ * while the power model runs, each socket's frequency.
  */
 export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppState(store, (s) => s.frame);
   const series = useAppState(store, (s) => s.frequency);
+  const history = useAppState(store, (s) => s.history);
   const power = powerOn(loaded?.power);
-  if (!power || !series || !frame) return null;
+  if (!loaded || !frame || !history) return null;
+  const points = history.points;
+  const last = points[points.length - 1];
   return (
     <section className="panel charts" aria-label="Charts">
-      <FrequencyChart power={power} series={series} frame={frame} svgRef={svgRef} />
+      <div className="chart-grid">
+        <HistoryChart
+          title="Wakeup latency so far"
+          testId="latency-chart"
+          points={points}
+          nowNs={frame.nowNs}
+          unit=" us"
+          lines={[
+            { key: 'p50', label: 'p50', color: '#2b6cb0', value: (point) => point.p50Us },
+            { key: 'p99', label: 'p99', color: '#c53030', value: (point) => point.p99Us },
+          ]}
+          latest={last ? `p50 ${last.p50Us.toFixed(1)} us, p99 ${last.p99Us.toFixed(1)} us` : 'no wakeup yet'}
+        />
+        <HistoryChart
+          title="Utilisation and idle while runnable"
+          testId="utilisation-chart"
+          points={points}
+          nowNs={frame.nowNs}
+          unit="%"
+          minTop={100}
+          lines={[
+            { key: 'utilisation', label: 'busy', color: '#2f855a', value: (point) => point.utilisationPct },
+            { key: 'gap', label: 'idle while a task waited in the LLC', color: '#c05621', value: (point) => point.gapPct, dashed: true },
+          ]}
+          latest={last ? `busy ${last.utilisationPct.toFixed(1)} %, idle while runnable ${last.gapPct.toFixed(2)} % lately` : ''}
+        />
+        <HistoryChart
+          title="Migrations per ms, by distance"
+          testId="migrations-chart"
+          points={points}
+          nowNs={frame.nowNs}
+          unit=""
+          lines={DISTANCES.map((distance) => ({
+            key: distance,
+            label: DISTANCE_LABEL[distance],
+            color: DISTANCE_COLOR[distance],
+            value: (point: HistoryPoint) => migrationsOf(point, distance),
+          }))}
+          latest={last ? DISTANCES.map((distance) => `${DISTANCE_LABEL[distance]} ${migrationsOf(last, distance).toFixed(2)}`).join(', ') : ''}
+        />
+        <HistoryChart
+          title="rq lock: acquisitions that waited"
+          testId="lock-chart"
+          points={points}
+          nowNs={frame.nowNs}
+          unit="%"
+          lines={[{ key: 'lock', label: '&rq->__lock', color: '#805ad5', value: (point) => point.lockWaitPct }]}
+          latest={last ? `${last.lockWaitPct.toFixed(2)} % lately` : ''}
+        />
+      </div>
+      {power && series && <FrequencyChart power={power} series={series} frame={frame} svgRef={svgRef} />}
     </section>
+  );
+}
+
+function migrationsOf(point: HistoryPoint, distance: Distance): number {
+  switch (distance) {
+    case 'smt':
+      return point.smtPerMs;
+    case 'llc':
+      return point.llcPerMs;
+    case 'cross-llc':
+      return point.crossLlcPerMs;
+    case 'cross-numa':
+      return point.crossNumaPerMs;
+    default:
+      return unreachable(distance);
+  }
+}
+
+interface HistoryLine extends ChartLine<HistoryPoint> {
+  readonly label: string;
+}
+
+/** One chart of the run's history: its title and legend, then the lines. */
+function HistoryChart({
+  title,
+  testId,
+  points,
+  nowNs,
+  unit,
+  minTop,
+  lines,
+  latest,
+}: {
+  title: string;
+  testId: string;
+  points: readonly HistoryPoint[];
+  nowNs: number;
+  unit: string;
+  minTop?: number;
+  lines: readonly HistoryLine[];
+  latest: string;
+}) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const svgRef = useRef<SVGSVGElement>(null);
+  const width = useElementWidth(hostRef, 400);
+  useEffect(() => {
+    if (svgRef.current) drawLineChart(svgRef.current, { width, points, lines, nowNs, unit, minTop });
+  }, [width, points, lines, nowNs, unit, minTop]);
+  return (
+    <figure className="chart" data-testid={testId}>
+      <figcaption className="chart-head">
+        <h3>{title}</h3>
+        <ul className="legend chart-legend">
+          {lines.map((entry) => (
+            <li key={entry.key}>
+              <span className={entry.dashed ? 'swatch line dashed' : 'swatch line'} style={{ background: entry.color }} />
+              {entry.label}
+            </li>
+          ))}
+        </ul>
+      </figcaption>
+      <div ref={hostRef} className="chart-host">
+        <svg ref={svgRef} role="img" aria-label={`${title}: ${latest}`} height={LINE_CHART.height} />
+      </div>
+    </figure>
   );
 }
 

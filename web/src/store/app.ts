@@ -6,6 +6,7 @@ import { NO_OVERRIDES, type PolicyOverrides } from './policy';
 import { FOLLOW_VIEW, type SliceStore, type TimelineView } from './timeline';
 import type { FrequencySeries } from './power';
 import type { Motion } from './motion';
+import type { RunHistory } from './history';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -88,6 +89,11 @@ export interface AppState {
   readonly timelineView: TimelineView;
   /** The run's task moves, newest last (bounded), for the machine view's motion. */
   readonly motions: readonly Motion[];
+  /**
+   * The run's figures over time for the charts: like `slices`, a mutable bounded
+   * store, a new object per run, sampled before each `frame` is set.
+   */
+  readonly history: RunHistory | undefined;
 }
 
 export const initialState: AppState = {
@@ -113,6 +119,7 @@ export const initialState: AppState = {
   notice: undefined,
   timelineView: FOLLOW_VIEW,
   motions: [],
+  history: undefined,
 };
 
 export function createAppStore() {

@@ -13,6 +13,7 @@ import { perShardContention, shardLockContention } from './shards';
 import { FOLLOW_VIEW, SliceStore, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
 import { appendMotions } from './motion';
+import { RunHistory } from './history';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -147,6 +148,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     const state = store.get();
     if (state.slices) addSlices(state.slices, frame);
     if (state.frequency && state.loaded) addFrequency(state.frequency, state.loaded, frame);
+    state.history?.add(frame);
     store.set({
       frame,
       trace: appendTrace(state.trace, frame.newTrace),
@@ -165,9 +167,12 @@ export function createController(store: AppStore, engine: EngineClient): Control
     const power = powerOn(result.loaded.power);
     const frequency = power ? new FrequencySeries(power.cores_per_socket.length) : undefined;
     if (frequency) addFrequency(frequency, result.loaded, result.frame);
+    const history = new RunHistory(result.loaded.machine.cpus.length);
+    history.add(result.frame);
     store.set({
       slices,
       frequency,
+      history,
       status: 'ready',
       problems: [] as readonly ScenarioProblem[],
       loaded: result.loaded,
