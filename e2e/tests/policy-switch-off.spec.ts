@@ -39,12 +39,12 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await expect(policy.locator('li[data-path="policy.shared_runq.mode"]')).toContainText('changed');
   await expect(policy.getByTestId('policy-diff')).toContainText('schedlab run shared-runq-schbench-pipe-skylake --set policy.shared_runq.mode=off');
 
-  // It plays, and Restart keeps the setting.
+  // It plays, and Reset keeps the setting.
   await page.getByRole('button', { name: 'Play' }).click();
   await expect.poll(async () => Number(await lockStat.locator('tr.lock-class[data-class="&rq->__lock"] [data-column="acquisitions"]').textContent())).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
-  await page.getByRole('button', { name: 'Restart' }).click();
+  await page.getByRole('button', { name: 'Reset', exact: true }).click();
   await waitIdle(page);
   await expect(page.getByTestId('sim-time')).toContainText('t = 0.000000 s');
   await expect(mode).toHaveValue('off');

@@ -176,6 +176,42 @@ impl SimHandle {
         self.sim.run_events(max_events as u64) as u32
     }
 
+    /// Handles events until the next decision of a kind, at most `max_events`:
+    /// `0` a wakeup or fork placement of a task that may use more than one CPU,
+    /// `1` any task move (`sched_migrate_task`), `2` a load-balancer pull. Returns
+    /// the trace index of that decision's record (`sched_wakeup`,
+    /// `sched_wakeup_new` or `sched_migrate_task`), or -1 when none came (the run
+    /// ended, the budget ran out, or the trace store is full).
+    pub fn run_to_next(&mut self, kind: u32, max_events: u32) -> f64 {
+        use sched_core::trace::{Reason, TraceKind};
+        let mut scanned = self.sim.trace.len();
+        for _ in 0..max_events {
+            if self.sim.step() != sched_core::StepOutcome::Handled {
+                break;
+            }
+            let trace = &self.sim.trace;
+            for idx in scanned..trace.len() {
+                let found = match (kind, trace.kind[idx]) {
+                    (0, TraceKind::SchedWakeup | TraceKind::SchedWakeupNew) => {
+                        let pid = trace.pid[idx];
+                        let task = self.sim.tasks.iter().find(|task| task.pid.0 == pid);
+                        task.is_some_and(|task| task.affinity.len() > 1)
+                    }
+                    (1, TraceKind::SchedMigrateTask) => true,
+                    (2, TraceKind::SchedMigrateTask) => {
+                        matches!(trace.reason[idx], Reason::Pull { .. })
+                    }
+                    _ => false,
+                };
+                if found {
+                    return idx as f64;
+                }
+            }
+            scanned = trace.len();
+        }
+        -1.0
+    }
+
     pub fn run_to_end(&mut self) {
         self.sim.run_to_end();
     }

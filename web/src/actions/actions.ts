@@ -15,6 +15,13 @@ export function createActions(controller: Controller, store: AppStore): readonly
     { id: 'play-pause', name: 'Play or pause', keys: [' ', 'k'], perform: () => controller.togglePlay() },
     { id: 'step', name: 'Step one event', keys: ['.', 'ArrowRight'], perform: () => void controller.step() },
     {
+      id: 'step-next',
+      name: 'Step to the next decision of the chosen kind, and explain it',
+      keys: ['n'],
+      perform: () => void controller.stepToNext(store.get().nextDecision),
+    },
+    { id: 'reset', name: 'Reset: start again from time 0', keys: ['r'], perform: () => void controller.restart() },
+    {
       id: 'faster',
       name: 'Faster',
       keys: ['+', '='],
@@ -26,6 +33,7 @@ export function createActions(controller: Controller, store: AppStore): readonly
       keys: ['-', '_'],
       perform: () => controller.setSpeed(Math.max(0, store.get().speedIndex - 1)),
     },
+    { id: 'shortcuts', name: 'Show or hide these shortcuts', keys: ['?'], perform: () => store.set({ shortcutsOpen: !store.get().shortcutsOpen }) },
   ];
 }
 

@@ -17,6 +17,7 @@ import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
 import { ScenarioDescription } from './ScenarioDescription';
+import { ShortcutsDialog } from './ShortcutsDialog';
 import type { DrawingRefs } from './ExportMenu';
 import { SweepPanel } from './SweepPanel';
 import type { SweepRunner } from '../engine/sweepClient';
@@ -75,6 +76,7 @@ export function App({
       </header>
       <Toolbar store={store} controller={controller} drawings={drawings} compare={compare} />
       <ScenarioDescription store={store} />
+      <ShortcutsDialog store={store} actions={actions} />
       <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>

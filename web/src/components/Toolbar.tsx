@@ -1,6 +1,6 @@
 import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
-import type { Controller } from '../store/controller';
+import { DECISION_KINDS, type Controller, type DecisionKind } from '../store/controller';
 import { bundledScenarios, SERIES } from '../engine/scenarios';
 import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
@@ -27,6 +27,8 @@ export function Toolbar({
   const frame = useAppState(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
   const canRun = status === 'ready' && !frame?.finished;
+  const nextKind = useAppState(store, (s) => s.nextDecision);
+  const setNextKind = (kind: DecisionKind) => store.set({ nextDecision: kind });
 
   return (
     <div className="toolbar" role="toolbar" aria-label="Simulation controls">
@@ -38,6 +40,8 @@ export function Toolbar({
           onChange={(event) => {
             const chosen = bundledScenarios.find((scenario) => scenario.id === event.target.value);
             if (chosen) void controller.load(chosen.id, chosen.text);
+            // The keys (space, `.`) work at once: the list does not keep them.
+            event.target.blur();
           }}
         >
           {scenarioId === 'custom' && <option value="custom">Edited scenario</option>}
@@ -74,13 +78,39 @@ export function Toolbar({
           type="button"
           onClick={() => void controller.restart()}
           disabled={status === 'loading' || status === 'starting'}
-          title="Start the scenario again from time 0 (with the Policy panel's settings)"
+          title="Start the scenario again from time 0, with the Policy panel's settings (r)"
         >
-          Restart
+          Reset
         </button>
+        <span className="step-next">
+          <button type="button" onClick={() => void controller.stepToNext(nextKind)} disabled={!canRun} title="Run on to the next decision of this kind and explain it (n)">
+            Step to next
+          </button>
+          <select
+            aria-label="Next decision"
+            value={nextKind}
+            onChange={(event) => {
+              setNextKind(event.target.value as DecisionKind);
+              event.target.blur();
+            }}
+          >
+            {DECISION_KINDS.map((entry) => (
+              <option key={entry.kind} value={entry.kind}>
+                {entry.label}
+              </option>
+            ))}
+          </select>
+        </span>
         <label className="field">
           <span>Speed</span>
-          <select aria-label="Speed" value={speedIndex} onChange={(event) => controller.setSpeed(Number(event.target.value))}>
+          <select
+            aria-label="Speed"
+            value={speedIndex}
+            onChange={(event) => {
+              controller.setSpeed(Number(event.target.value));
+              event.target.blur();
+            }}
+          >
             {SPEEDS.map((speed, index) => (
               <option key={speed.label} value={index}>
                 {speed.label}

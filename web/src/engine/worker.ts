@@ -79,7 +79,11 @@ function frameOf(sim: SimHandle): Frame {
 }
 
 function transferFrame(frame: Frame): Frame {
-  return Comlink.transfer(frame, [
+  return Comlink.transfer(frame, transferList(frame));
+}
+
+function transferList(frame: Frame): Transferable[] {
+  return [
     frame.running.buffer,
     frame.nrRunning.buffer,
     frame.busyNs.buffer,
@@ -90,7 +94,7 @@ function transferFrame(frame: Frame): Frame {
     frame.power.buffer,
     frame.switches.buffer,
     frame.migrations.buffer,
-  ] as Transferable[]);
+  ] as Transferable[];
 }
 
 function current(): SimHandle {
@@ -167,6 +171,19 @@ const engine = {
    */
   ftraceText(from: number, to: number, reasons: boolean): string {
     return current().ftrace_text(from, to, reasons);
+  },
+
+  /**
+   * Runs on to the next decision of a kind (0 wakeup placement, 1 task move, 2
+   * balancer pull), handling at most `maxEvents` events: the frame, and the
+   * decision's trace record when it came.
+   */
+  runToNext(kind: number, maxEvents: number): { frame: Frame; record: TraceLine | undefined } {
+    const sim = current();
+    const index = sim.run_to_next(kind, maxEvents);
+    const record = index >= 0 ? parseTraceLines(sim.trace_lines(index, 1), index)[0] : undefined;
+    const frame = frameOf(sim);
+    return Comlink.transfer({ frame, record }, transferList(frame));
   },
 
   /** Handles exactly one event. */

@@ -94,6 +94,10 @@ export interface AppState {
    * store, a new object per run, sampled before each `frame` is set.
    */
   readonly history: RunHistory | undefined;
+  /** The kind of decision `Step to next` stops at. */
+  readonly nextDecision: 'wakeup' | 'migration' | 'pull';
+  /** The keyboard shortcuts overlay is open. */
+  readonly shortcutsOpen: boolean;
 }
 
 export const initialState: AppState = {
@@ -120,6 +124,8 @@ export const initialState: AppState = {
   timelineView: FOLLOW_VIEW,
   motions: [],
   history: undefined,
+  nextDecision: 'migration',
+  shortcutsOpen: false,
 };
 
 export function createAppStore() {

@@ -39,6 +39,16 @@ export interface RestoreRequest {
   readonly fallback: { readonly id: string; readonly text: string };
 }
 
+/** The decisions `stepToNext` stops at. */
+export type DecisionKind = 'wakeup' | 'migration' | 'pull';
+export const DECISION_KINDS: readonly { readonly kind: DecisionKind; readonly label: string; readonly code: number }[] = [
+  { kind: 'wakeup', label: 'wakeup placement', code: 0 },
+  { kind: 'migration', label: 'migration', code: 1 },
+  { kind: 'pull', label: 'balancer pull', code: 2 },
+];
+/** At most this many events are looked through for the next decision (in chunks the page stays live between). */
+const MAX_EVENTS_TO_NEXT = 20_000_000;
+
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
 /** Longest real time one animation frame may account for (after a stall). */
@@ -49,6 +59,11 @@ export interface Controller {
   load(id: string, text: string, overrides?: PolicyOverrides): Promise<boolean>;
   play(): void;
   pause(): void;
+  /**
+   * Runs on (paused) to the next decision of a kind and selects it, so the
+   * Inspector explains it; says so when none came before the end of the run.
+   */
+  stepToNext(kind: DecisionKind): Promise<void>;
   togglePlay(): void;
   step(): Promise<void>;
   setSpeed(index: number): void;
@@ -367,6 +382,34 @@ export function createController(store: AppStore, engine: EngineClient): Control
     togglePlay() {
       if (store.get().playing) controller.pause();
       else controller.play();
+    },
+    async stepToNext(kind) {
+      controller.pause();
+      const state = store.get();
+      if (!state.loaded || state.busy || state.frame?.finished || state.status !== 'ready') return;
+      const code = DECISION_KINDS.find((entry) => entry.kind === kind)?.code ?? 0;
+      const run = state.slices;
+      const label = DECISION_KINDS.find((entry) => entry.kind === kind)?.label ?? kind;
+      const found = await engineCall(async () => {
+        for (let handled = 0; handled < MAX_EVENTS_TO_NEXT; handled += MAX_EVENTS_PER_FRAME) {
+          const result = await engine.runToNext(code, MAX_EVENTS_PER_FRAME);
+          if (store.get().slices !== run) return undefined;
+          applyFrame(result.frame);
+          if (result.record) return result.record;
+          if (result.frame.finished) return undefined;
+        }
+        return undefined;
+      });
+      if (found) {
+        await controller.inspect(found);
+        const inspection = store.get().inspection;
+        // A balancer's move is not a placement the inspector walks through: its reason says why.
+        if (inspection.status === 'message' && found.event === 'sched_migrate_task' && found.reason !== '') {
+          store.set({ inspection: { status: 'message', message: `why: ${found.reason}. A move by the load balancer: the step-by-step explanation covers wakeup and fork placements` } });
+        }
+      } else if (store.get().slices === run) {
+        store.set({ selection: undefined, inspection: { status: 'message', message: `No ${label} came before ${store.get().frame?.finished ? 'the end of the run' : 'the search gave up'}.` } });
+      }
     },
     async step() {
       controller.pause();

@@ -1,0 +1,76 @@
+import { useEffect, useRef } from 'react';
+import type { AppStore } from '../store/app';
+import type { Action } from '../actions/actions';
+import { useAppState } from './useStore';
+
+/** How a key is written in the list. */
+function keyName(key: string): string {
+  if (key === ' ') return 'Space';
+  if (key === 'ArrowRight') return '→';
+  return key;
+}
+
+/** The `?` overlay: every keyboard shortcut, the app's and the timeline's. */
+export function ShortcutsDialog({ store, actions }: { store: AppStore; actions: readonly Action[] }) {
+  const open = useAppState(store, (s) => s.shortcutsOpen);
+  const closeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (open) closeRef.current?.focus();
+  }, [open]);
+  if (!open) return null;
+  const close = () => store.set({ shortcutsOpen: false });
+  return (
+    <div className="shortcuts-backdrop" onClick={close}>
+      <div
+        className="shortcuts"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Keyboard shortcuts"
+        onClick={(event) => event.stopPropagation()}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            event.stopPropagation();
+            close();
+          }
+        }}
+      >
+        <h2>Keyboard shortcuts</h2>
+        <table>
+          <tbody>
+            {actions.map((action) => (
+              <tr key={action.id}>
+                <td>
+                  {action.keys.map((key) => (
+                    <kbd key={key}>{keyName(key)}</kbd>
+                  ))}
+                </td>
+                <td>{action.name}</td>
+              </tr>
+            ))}
+            <tr>
+              <td>
+                <kbd>+</kbd> <kbd>-</kbd> <kbd>←</kbd> <kbd>→</kbd>
+              </td>
+              <td>With the timeline's lanes focused: zoom in and out, pan</td>
+            </tr>
+            <tr>
+              <td>
+                <kbd>Enter</kbd>
+              </td>
+              <td>On an event log line: explain it in the Inspector</td>
+            </tr>
+            <tr>
+              <td>
+                <kbd>Esc</kbd>
+              </td>
+              <td>Close this list, or a menu</td>
+            </tr>
+          </tbody>
+        </table>
+        <button ref={closeRef} type="button" onClick={close}>
+          Close
+        </button>
+      </div>
+    </div>
+  );
+}
