@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'vite';
+import Ajv2020 from 'ajv/dist/2020';
+import standaloneCode from 'ajv/dist/standalone';
 
 /** The committed scenario schema, served at `/scenario.schema.json` (the editor links to it). */
 const SCHEMA_FILE = fileURLToPath(new URL('../scenarios/scenario.schema.json', import.meta.url));
@@ -45,11 +47,33 @@ function scenarioSchema(): Plugin {
   };
 }
 
+const VALIDATOR_ID = 'virtual:scenario-validator';
+
+/**
+ * The scenario schema's Ajv validator, generated as code at build time: the page
+ * then never compiles a schema into a function at run time, which its
+ * Content-Security-Policy (no `unsafe-eval`) would refuse.
+ */
+function scenarioValidator(): Plugin {
+  return {
+    name: 'schedlab-scenario-validator',
+    resolveId(id) {
+      return id === VALIDATOR_ID ? `\0${VALIDATOR_ID}` : undefined;
+    },
+    load(id) {
+      if (id !== `\0${VALIDATOR_ID}`) return undefined;
+      this.addWatchFile(SCHEMA_FILE);
+      const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, code: { source: true, esm: true } });
+      return standaloneCode(ajv, ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object));
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), scenarioSchema()],
+  plugins: [react(), scenarioSchema(), scenarioValidator()],
   // Scenarios and their schema live at the repository root, one level up.
   server: { fs: { allow: ['..'] } },
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: () => [scenarioValidator()] },
   build: { target: 'es2022', chunkSizeWarningLimit: 1500 },
   preview: { port: 4173, strictPort: false },
   test: {

@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { openApp, waitIdle } from './helpers';
 
-test('Step to next stops at the next migration and the Inspector says why it happened', async ({ page }) => {
+test('Next decision stops at the next migration and the Inspector says why it happened', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Next decision' }).selectOption('pull');
-  await page.getByRole('button', { name: 'Step to next' }).click();
+  await page.getByRole('combobox', { name: 'Decision kind' }).selectOption('pull');
+  await page.getByRole('button', { name: 'Next decision' }).click();
   await waitIdle(page);
   const inspector = page.getByRole('region', { name: 'Inspector' });
   await expect(inspector).toContainText(/sched_migrate_task/);
@@ -13,8 +13,8 @@ test('Step to next stops at the next migration and the Inspector says why it hap
   expect(first).toBeGreaterThan(0);
 
   // A wakeup placement: explained step by step, with the CPUs it looked at.
-  await page.getByRole('combobox', { name: 'Next decision' }).selectOption('wakeup');
-  await page.getByRole('button', { name: 'Step to next' }).click();
+  await page.getByRole('combobox', { name: 'Decision kind' }).selectOption('wakeup');
+  await page.getByRole('button', { name: 'Next decision' }).click();
   await waitIdle(page);
   await expect(inspector.getByTestId('chosen-cpu')).toContainText(/CPU \d+ chosen/);
   expect(await page.evaluate(() => window.__schedlab?.events ?? 0)).toBeGreaterThan(first);

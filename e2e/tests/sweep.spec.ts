@@ -82,7 +82,7 @@ test('a sweep can be cancelled, and bad input is said with its line', async ({ p
   await expect(sweep.getByRole('alert')).toContainText('vary line 1');
 
   // A long sweep: cancelled part-way, nothing is plotted.
-  await vary.fill('duration_ms=4000\nworkloads.0.worker_threads=1..8');
+  await vary.fill('duration_ms=20000\nworkloads.0.worker_threads=1..8');
   await sweep.getByRole('textbox', { name: 'Seeds' }).fill('1..10');
   await sweep.getByRole('button', { name: 'Run sweep' }).click();
   await expect(sweep.getByRole('progressbar', { name: 'Sweep progress' })).toBeVisible();
@@ -90,7 +90,7 @@ test('a sweep can be cancelled, and bad input is said with its line', async ({ p
   await expect(sweep.getByRole('status')).toContainText('Cancelled after');
   await expect(sweep.getByTestId('sweep-plot')).toHaveCount(0);
   // The form is kept, and a new sweep runs after the cancel.
-  await expect(vary).toHaveValue('duration_ms=4000\nworkloads.0.worker_threads=1..8');
+  await expect(vary).toHaveValue('duration_ms=20000\nworkloads.0.worker_threads=1..8');
   await vary.fill('workloads.0.worker_threads=2,3');
   await sweep.getByRole('textbox', { name: 'Seeds' }).fill('1,2');
   await sweep.getByRole('button', { name: 'Run sweep' }).click();

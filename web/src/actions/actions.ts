@@ -33,6 +33,7 @@ export function createActions(controller: Controller, store: AppStore): readonly
       keys: ['-', '_'],
       perform: () => controller.setSpeed(Math.max(0, store.get().speedIndex - 1)),
     },
+    { id: 'presenter', name: 'Presenter mode on or off', keys: ['p'], perform: () => store.set({ presenter: !store.get().presenter }) },
     { id: 'shortcuts', name: 'Show or hide these shortcuts', keys: ['?'], perform: () => store.set({ shortcutsOpen: !store.get().shortcutsOpen }) },
   ];
 }

@@ -44,6 +44,7 @@ export function App({
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
   const status = useAppState(store, (s) => s.status);
+  const presenter = useAppState(store, (s) => s.presenter);
   const comparing = useCompare(compare, (s) => s.on);
   const editing = useCompare(compare, (s) => s.editing);
   const side = comparing ? compare.side() : undefined;
@@ -67,7 +68,7 @@ export function App({
   }, [actions]);
 
   return (
-    <div className="app">
+    <div className={presenter ? 'app presenter' : 'app'}>
       <header>
         <h1>
           sched<span>lab</span>
@@ -98,9 +99,13 @@ export function App({
               <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} svgExportRef={timelineSvgRef} />
             </>
           )}
-          <LockStat store={store} />
-          <EventLog store={store} controller={controller} />
-          <SweepPanel store={store} runner={sweeps} />
+          {!presenter && (
+            <>
+              <LockStat store={store} />
+              <EventLog store={store} controller={controller} />
+              <SweepPanel store={store} runner={sweeps} />
+            </>
+          )}
         </div>
         <aside className="right">
           <Inspector store={store} controller={controller} />
@@ -111,8 +116,12 @@ export function App({
             <PolicyPanel key="A" store={store} controller={controller} run={side ? 'A' : undefined} />
           )}
           <LatencyTable store={store} />
-          <Counters store={store} />
-          <ScenarioEditor store={store} controller={controller} />
+          {!presenter && (
+            <>
+              <Counters store={store} />
+              <ScenarioEditor store={store} controller={controller} />
+            </>
+          )}
         </aside>
       </main>
     </div>

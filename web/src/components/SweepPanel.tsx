@@ -75,16 +75,21 @@ export function SweepPanel({ store, runner }: { store: AppStore; runner: SweepRu
     const name = state.scenarioId === '' ? 'custom' : state.scenarioId;
     setRun({ kind: 'running', done: 0, total: 0 });
     let last = { done: 0, total: 0 };
+    // Progress the worker posted before it was cancelled may still arrive: it is dropped once this run is over.
+    let over = false;
     let outcome;
     try {
       outcome = await runner.run({ scenarioText: text, name, vary: lines, seeds: form.seeds, maxRuns: MAX_BROWSER_RUNS }, (progress) => {
+        if (over) return;
         last = progress;
         setRun({ kind: 'running', ...progress });
       });
     } catch (error) {
+      over = true;
       setRun({ kind: 'failed', problems: [{ path: 'sweep', message: `the sweep stopped: ${error instanceof Error ? error.message : String(error)}` }] });
       return;
     }
+    over = true;
     if (outcome === undefined) {
       setRun({ kind: 'cancelled', ...last });
       return;

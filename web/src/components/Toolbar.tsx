@@ -28,6 +28,7 @@ export function Toolbar({
   const loaded = useAppState(store, (s) => s.loaded);
   const canRun = status === 'ready' && !frame?.finished;
   const nextKind = useAppState(store, (s) => s.nextDecision);
+  const presenter = useAppState(store, (s) => s.presenter);
   const setNextKind = (kind: DecisionKind) => store.set({ nextDecision: kind });
 
   return (
@@ -84,10 +85,10 @@ export function Toolbar({
         </button>
         <span className="step-next">
           <button type="button" onClick={() => void controller.stepToNext(nextKind)} disabled={!canRun} title="Run on to the next decision of this kind and explain it (n)">
-            Step to next
+            Next decision
           </button>
           <select
-            aria-label="Next decision"
+            aria-label="Decision kind"
             value={nextKind}
             onChange={(event) => {
               setNextKind(event.target.value as DecisionKind);
@@ -120,6 +121,14 @@ export function Toolbar({
         </label>
       </div>
       <div className="buttons share-export">
+        <button
+          type="button"
+          aria-pressed={presenter}
+          onClick={() => store.set({ presenter: !presenter })}
+          title="Large type and high contrast for a projector, with fewer panels (p)"
+        >
+          Presenter mode
+        </button>
         <CompareButton store={store} session={compare} />
         <ShareButton store={store} compare={compare} />
         <ExportMenu store={store} controller={controller} drawings={drawings} />

@@ -2,15 +2,15 @@
  * Scenario validation against the committed JSON Schema (generated from the Rust
  * types), with messages in the same `path: message` form as the CLI's.
  */
-import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv/dist/2020';
+// Generated from the schema at build time (web/vite.config.ts): no schema compiled at run time.
+import validateScenario from 'virtual:scenario-validator';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
 
 /** The committed scenario schema: the Policy panel builds its controls from it. */
 export const scenarioSchema: unknown = schema;
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
-const validateScenario = ajv.compile(schema);
 
 /** `/workloads/0/kind` → `workloads.0.kind`. */
 export function dotted(pointer: string): string {

@@ -29,31 +29,43 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  * style written in as attributes, a white background, and its size.
  */
 export function serializeSvg(svg: SVGSVGElement): string {
-  const copy = svg.cloneNode(true) as SVGSVGElement;
-  const originals = [svg, ...Array.from(svg.querySelectorAll('*'))];
-  const copies = [copy, ...Array.from(copy.querySelectorAll('*'))];
-  originals.forEach((original, index) => {
-    const target = copies[index];
-    if (!target) return;
-    const style = getComputedStyle(original);
-    const inline: string[] = [];
-    for (const property of STYLED) {
-      const value = style.getPropertyValue(property);
-      if (value !== '') inline.push(`${property}: ${value}`);
-    }
-    const own = target.getAttribute('style');
-    target.setAttribute('style', [...inline, ...(own ? [own] : [])].join('; '));
-  });
   const { width, height } = svgSize(svg);
-  copy.setAttribute('xmlns', SVG_NS);
-  copy.setAttribute('width', String(width));
-  copy.setAttribute('height', String(height));
-  const background = document.createElementNS(SVG_NS, 'rect');
-  background.setAttribute('width', '100%');
-  background.setAttribute('height', '100%');
-  background.setAttribute('fill', '#ffffff');
-  copy.insertBefore(background, copy.firstChild);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
+  // Written as text from the live drawing, never through the DOM: setting style
+  // attributes on any element of this page would be an inline style, which its
+  // Content-Security-Policy refuses.
+  const body = Array.from(svg.childNodes, (child) => markup(child)).join('');
+  const attributes = attributesOf(svg, { xmlns: SVG_NS, width: String(width), height: String(height) });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg${attributes}><rect width="100%" height="100%" fill="#ffffff"/>${body}</svg>\n`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** An element's attributes as markup, its computed presentation style written in, `extra` winning. */
+function attributesOf(element: Element, extra: Readonly<Record<string, string>> = {}): string {
+  const style = getComputedStyle(element);
+  const inline: string[] = [];
+  for (const property of STYLED) {
+    const value = style.getPropertyValue(property);
+    if (value !== '') inline.push(`${property}: ${value}`);
+  }
+  const own = element.getAttribute('style');
+  const values = new Map<string, string>();
+  for (const attribute of Array.from(element.attributes)) {
+    if (attribute.name !== 'style' && !(attribute.name in extra)) values.set(attribute.name, attribute.value);
+  }
+  for (const [name, value] of Object.entries(extra)) values.set(name, value);
+  values.set('style', [...inline, ...(own ? [own] : [])].join('; '));
+  return Array.from(values, ([name, value]) => ` ${name}="${escapeXml(value)}"`).join('');
+}
+
+function markup(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return escapeXml(node.textContent ?? '');
+  if (node.nodeType !== Node.ELEMENT_NODE) return '';
+  const element = node as Element;
+  const children = Array.from(element.childNodes, (child) => markup(child)).join('');
+  return `<${element.tagName}${attributesOf(element)}>${children}</${element.tagName}>`;
 }
 
 /** The drawing's size in CSS pixels: its `viewBox`, else its box on the page. */

@@ -94,10 +94,12 @@ export interface AppState {
    * store, a new object per run, sampled before each `frame` is set.
    */
   readonly history: RunHistory | undefined;
-  /** The kind of decision `Step to next` stops at. */
+  /** The kind of decision `Next decision` stops at. */
   readonly nextDecision: 'wakeup' | 'migration' | 'pull';
   /** The keyboard shortcuts overlay is open. */
   readonly shortcutsOpen: boolean;
+  /** Presenter mode: large type, high contrast, only the machine, the charts, the timeline and the inspector. */
+  readonly presenter: boolean;
 }
 
 export const initialState: AppState = {
@@ -126,6 +128,7 @@ export const initialState: AppState = {
   history: undefined,
   nextDecision: 'migration',
   shortcutsOpen: false,
+  presenter: false,
 };
 
 export function createAppStore() {

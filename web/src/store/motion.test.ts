@@ -35,8 +35,8 @@ describe('task moves', () => {
   });
 
   it('show for a span the speed sets, the newest drawn and the rest counted by distance', () => {
-    // 1/100x: 0.9 s of real time is 9 ms simulated.
-    expect(motionSpanNs(0.01)).toBe(9e6);
+    // 1/100x: 0.6 s of real time is 6 ms simulated.
+    expect(motionSpanNs(0.01)).toBe(6e6);
     const flat = Array.from({ length: 10 }, (_, index) => [index * 1000, 1000 + index, 0, index % 2 === 0 ? 1 : 8, 0]).flat();
     const motions = appendMotions([], new Float64Array(flat), MACHINE);
     const view = motionView(motions, 9_000, 5_000, 3);

@@ -25,9 +25,9 @@ export interface Motion {
 }
 
 /** How long a move shows, in real time; the speed makes it simulated time. */
-export const MOTION_MS = 900;
+export const MOTION_MS = 600;
 /** Moves drawn at once at most; the others in the span are counted. */
-export const MAX_DRAWN = 48;
+export const MAX_DRAWN = 32;
 /** Moves kept (the newest): enough for the widest span at the fastest speed to be counted. */
 export const MAX_KEPT = 20_000;
 

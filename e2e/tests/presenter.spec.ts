@@ -1,0 +1,24 @@
+import { expect, test } from '@playwright/test';
+import { openApp, waitIdle } from './helpers';
+
+test.use({ viewport: { width: 1280, height: 720 } });
+
+test('presenter mode: large type, fewer panels, the machine, charts, timeline and inspector kept', async ({ page }) => {
+  await openApp(page);
+  const fontSize = () => page.locator('.app').evaluate((element) => Number.parseFloat(getComputedStyle(element).fontSize));
+  const before = await fontSize();
+  const button = page.getByRole('button', { name: 'Presenter mode' });
+  await button.click();
+  await expect(button).toHaveAttribute('aria-pressed', 'true');
+  expect(await fontSize()).toBeGreaterThanOrEqual(before * 1.15);
+  for (const region of ['Lock stat', 'Sweep']) await expect(page.getByRole('region', { name: region })).toHaveCount(0);
+  await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveCount(0);
+  for (const region of ['Timeline', 'Charts', 'Inspector', 'Policy']) await expect(page.getByRole('region', { name: region })).toBeVisible();
+  await expect(page.locator('svg[data-testid="machine"]')).toBeVisible();
+  // It plays as before; `p` switches back.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await waitIdle(page);
+  await page.keyboard.press('p');
+  await expect(button).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByRole('region', { name: 'Sweep' })).toBeVisible();
+});
