@@ -18,6 +18,7 @@ import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
 import { ScenarioDescription } from './ScenarioDescription';
 import { ShortcutsDialog } from './ShortcutsDialog';
+import { Scrubber } from './Scrubber';
 import type { DrawingRefs } from './ExportMenu';
 import { SweepPanel } from './SweepPanel';
 import type { SweepRunner } from '../engine/sweepClient';
@@ -76,6 +77,7 @@ export function App({
         <p className="tagline">Watch the Linux CFS scheduler place work on CPUs.</p>
       </header>
       <Toolbar store={store} controller={controller} drawings={drawings} compare={compare} />
+      <Scrubber store={store} controller={controller} />
       <ScenarioDescription store={store} />
       <ShortcutsDialog store={store} actions={actions} />
       <NoticeBanner store={store} controller={controller} />

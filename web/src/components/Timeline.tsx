@@ -4,7 +4,7 @@ import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
 import { followView, panView, visibleRange, zoomView, type TimelineView } from '../store/timeline';
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
-import { BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
+import { AXIS_PX, BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
 import { asContext, SvgRecorder } from '../render/svgContext';
 import { formatCount, formatDuration, formatTraceTime } from '../base/format';
@@ -193,6 +193,11 @@ export function Timeline({
     if (!start || start.moved || !slices) return;
     const point = pointInCanvas(event);
     if (!point) return;
+    // A click on the time axis moves the playhead there.
+    if (point.y < AXIS_PX && point.x >= geometry.plotLeft) {
+      void controller.scrubTo(t0 + ((point.x - geometry.plotLeft) / geometry.plotWidth) * (t1 - t0));
+      return;
+    }
     const hit = hitTest(geometry, scrollTop, t0, t1, point.x, point.y);
     const slice = hit ? slices.sliceAt(hit.cpu, hit.timeNs) : undefined;
     if (hit && slice) void controller.inspectSwitch(hit.cpu, slice.start);
@@ -250,7 +255,7 @@ export function Timeline({
         <li>
           <span className="swatch playhead" /> now
         </li>
-        <li className="timeline-keys">Wheel or +/− zoom, drag or ←/→ pan, click a run to select its task</li>
+        <li className="timeline-keys">Wheel or +/− zoom, drag or ←/→ pan, click a run to select its task, click the time axis to move the playhead</li>
       </ul>
       {truncated !== undefined && (
         <p className="timeline-truncated" role="status">

@@ -92,6 +92,12 @@ export interface Controller {
   /** Starts the current run again from time 0, with its policy settings. */
   restart(): Promise<boolean>;
   /**
+   * Moves the playhead to `timeNs` (paused): on by running, back by running the
+   * same scenario and seed again from 0 to there; the run is deterministic, so
+   * the state there is the one seen before.
+   */
+  scrubTo(timeNs: number): Promise<void>;
+  /**
    * Runs the current run on (paused) until it has handled `playhead.events` events
    * and reached `playhead.timeNs`, in bounded steps so the page stays live; stops at
    * the end of the run, or when another run is loaded meanwhile.
@@ -361,6 +367,16 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     updatePolicy(update) {
       return queueRerun(update, true);
+    },
+    async scrubTo(timeNs) {
+      controller.pause();
+      const state = store.get();
+      if (state.status !== 'ready' || !state.frame || !state.loaded) return;
+      const target = simTimeNs(Math.max(0, Math.min(state.loaded.endNs, Math.round(timeNs))));
+      if (target < state.frame.nowNs) {
+        if (!(await queueRerun((current) => current, false))) return;
+      }
+      if (target > 0) await controller.seek({ timeNs: target, events: undefined });
     },
     async restart() {
       const state = store.get();
