@@ -141,6 +141,11 @@ export function Toolbar({
         <span className="clock-events">
           <span data-testid="event-count">event {frame ? formatCount(frame.events) : 0}</span>
           {frame?.finished && <span className="done">finished</span>}
+          {playing && frame?.behind && (
+            <span className="behind" title="Each animation frame gives the simulator a few milliseconds; this run needs more for the chosen speed">
+              slower than {SPEEDS[speedIndex]?.label}
+            </span>
+          )}
         </span>
       </div>
     </div>

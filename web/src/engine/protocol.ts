@@ -208,6 +208,8 @@ export interface Frame {
    * records): the time of the last record kept. No switch after it arrives.
    */
   readonly traceKeptUntilNs: SimTimeNs | undefined;
+  /** The frame's wall-time budget ran out before its simulated time: the run plays slower than the chosen speed. */
+  readonly behind: boolean;
 }
 
 export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {

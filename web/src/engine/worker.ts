@@ -27,6 +27,8 @@ import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 
 const MAX_TRACE_PER_FRAME = 200;
+/** Events between two looks at the clock while advancing (a few hundred microseconds of work). */
+const ADVANCE_CHUNK_EVENTS = 2_000;
 
 let ready: Promise<unknown> | undefined;
 let handle: SimHandle | undefined;
@@ -75,6 +77,7 @@ function frameOf(sim: SimHandle): Frame {
     switches,
     migrations,
     traceKeptUntilNs: keptUntilNs,
+    behind: false,
   };
 }
 
@@ -140,11 +143,21 @@ const engine = {
     return Comlink.transfer({ ok: true, loaded, frame: frameOf(next) }, []);
   },
 
-  /** Advances simulated time by `deltaNs`, handling at most `maxEvents` events. */
-  advance(deltaNs: number, maxEvents: number): Frame {
+  /**
+   * Advances simulated time by `deltaNs`, for at most `budgetMs` of wall time: the
+   * events run in small chunks until the target or the budget is reached, so a
+   * large scenario still answers every animation frame (its clock then moves
+   * slower than the chosen speed, and the frame says so).
+   */
+  advance(deltaNs: number, budgetMs: number): Frame {
     const sim = current();
-    sim.run_until_bounded(sim.now_ns() + deltaNs, maxEvents);
-    return transferFrame(frameOf(sim));
+    const target = sim.now_ns() + deltaNs;
+    const started = performance.now();
+    let reached = false;
+    while (!reached && performance.now() - started < budgetMs) {
+      reached = sim.run_until_bounded(target, ADVANCE_CHUNK_EVENTS);
+    }
+    return transferFrame({ ...frameOf(sim), behind: !reached });
   },
 
   /**

@@ -49,6 +49,9 @@ export const DECISION_KINDS: readonly { readonly kind: DecisionKind; readonly la
 /** At most this many events are looked through for the next decision (in chunks the page stays live between). */
 const MAX_EVENTS_TO_NEXT = 20_000_000;
 
+/** Wall time the engine may spend on one animation frame while playing (the rest of 16.7 ms draws it). */
+const FRAME_BUDGET_MS = 8;
+
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
 /** Longest real time one animation frame may account for (after a stall). */
@@ -215,7 +218,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     lastTick = timestamp;
     const factor = SPEEDS[state.speedIndex]?.factor ?? 0.01;
     const deltaNs = elapsedMs * 1e6 * factor;
-    await engineCall(async () => applyFrame(await engine.advance(deltaNs, MAX_EVENTS_PER_FRAME)));
+    await engineCall(async () => applyFrame(await engine.advance(deltaNs, FRAME_BUDGET_MS)));
     if (store.get().playing) schedule();
   }
 

@@ -20,6 +20,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     switches: new Float64Array(0),
     migrations: new Float64Array(0),
     traceKeptUntilNs: undefined,
+    behind: false,
     ...fields,
   };
 }
