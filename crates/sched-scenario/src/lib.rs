@@ -7,6 +7,7 @@
 
 mod overrides;
 pub mod perfetto;
+pub mod replay;
 #[cfg(feature = "schema-validation")]
 mod schema_errors;
 pub mod spread;

@@ -126,6 +126,47 @@ pub fn spread_json(runs: &str) -> Result<String, JsValue> {
     Ok(json!({ "median": spread.median, "min": spread.min, "max": spread.max }).to_string())
 }
 
+/// Reads a pasted ftrace log as `schedlab replay` does: returns `{"report": ...}`
+/// (the parse report and replay metrics, the keys of `replay --json`), and, when
+/// the log shows tasks running, `"scenario"`: the what-if scenario its derived
+/// workload becomes (`replay --resimulate`), on the `preset` machine or, with an
+/// empty `preset`, a flat one with the CPUs seen; `"derived"` counts its tasks
+/// and wakeups. Throws a message for an unknown preset.
+#[wasm_bindgen]
+pub fn replay_log(text: &str, preset: &str, source: &str) -> Result<String, JsValue> {
+    use sched_core::replay::{derive_workload, parse, replay};
+    let machine = if preset.is_empty() {
+        None
+    } else {
+        Some(
+            sched_scenario::replay::preset_topology(preset)
+                .map_err(|message| JsValue::from_str(&format!("topology: {message}")))?,
+        )
+    };
+    let parsed = parse(text);
+    let metrics = replay(&parsed, machine.as_ref());
+    let report = sched_scenario::replay::report_json(&parsed.report, &metrics);
+    let derived = derive_workload(&parsed);
+    let scenario = if derived.tasks.tasks.is_empty() {
+        serde_json::Value::Null
+    } else {
+        let preset = (!preset.is_empty()).then_some(preset);
+        let scenario =
+            sched_scenario::replay::what_if_scenario(&derived, &metrics, preset, 1, source);
+        serde_json::to_value(&scenario).expect("a scenario serialises")
+    };
+    Ok(json!({
+        "report": report,
+        "scenario": scenario,
+        "derived": {
+            "tasks": derived.tasks.tasks.len(),
+            "task_wakeups": derived.task_wakeups,
+            "timer_wakeups": derived.timer_wakeups,
+        },
+    })
+    .to_string())
+}
+
 #[wasm_bindgen]
 pub struct SimHandle {
     sim: Simulator,

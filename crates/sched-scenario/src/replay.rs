@@ -1,0 +1,163 @@
+//! Replayed logs as JSON: the parse report and replay metrics (`schedlab replay
+//! --json`, the app's Replay panel), a machine preset by name, and the what-if
+//! scenario a log's derived workload becomes (`--resimulate`, the app's
+//! Re-simulate).
+
+use sched_core::replay::{DerivedWorkload, ParseReport, ReplayMetrics};
+use sched_core::topology::{Topology, TopologySpec};
+use sched_core::Scenario;
+use serde_json::{json, Map, Value};
+
+/// A machine preset by name, built; an unknown name says which exist.
+pub fn preset_topology(preset: &str) -> Result<Topology, String> {
+    let spec = TopologySpec {
+        preset: Some(preset.to_string()),
+        ..Default::default()
+    };
+    let shape = spec.resolve().map_err(|errors| {
+        let messages: Vec<String> = errors.into_iter().map(|error| error.message).collect();
+        messages.join("; ")
+    })?;
+    Ok(Topology::build(shape))
+}
+
+/// The scenario a log's workload is re-simulated in: the `preset` machine, or a
+/// flat one with the CPUs the log shows; the model's own background threads off
+/// (the log's kthreads are part of the derived workload); `source` names the log.
+pub fn what_if_scenario(
+    derived: &DerivedWorkload,
+    metrics: &ReplayMetrics,
+    preset: Option<&str>,
+    seed: u64,
+    source: &str,
+) -> Scenario {
+    let topology = match preset {
+        Some(preset) => TopologySpec {
+            preset: Some(preset.to_string()),
+            ..Default::default()
+        },
+        None => {
+            let cpus = metrics
+                .cpus
+                .iter()
+                .map(|cpu| cpu.cpu + 1)
+                .max()
+                .unwrap_or(1);
+            TopologySpec {
+                sockets: Some(1),
+                numa_nodes_per_socket: Some(1),
+                llcs_per_socket: Some(1),
+                cores_per_llc: Some(cpus),
+                threads_per_core: Some(1),
+                ..Default::default()
+            }
+        }
+    };
+    let background = sched_core::background::BackgroundSpec {
+        enabled: false,
+        ..Default::default()
+    };
+    Scenario {
+        schema: None,
+        title: format!("what if: {source}"),
+        description: format!(
+            "The workload of the ftrace log {source}: each task's CPU time between blocking points, its sleeps, and the wakeups between tasks, re-simulated."
+        ),
+        seed,
+        duration_ms: derived.span_ns.div_ceil(1_000_000).max(1),
+        topology,
+        kernel: None,
+        features: Default::default(),
+        workloads: vec![sched_core::workload::WorkloadSpec::Tasks(
+            derived.tasks.clone(),
+        )],
+        policy: Default::default(),
+        knobs: Default::default(),
+        costs: Default::default(),
+        power: Default::default(),
+        background,
+        hotplug: Vec::new(),
+    }
+}
+
+fn seconds(value: Option<f64>) -> Value {
+    value.map(Value::from).unwrap_or(Value::Null)
+}
+
+/// The report and metrics as JSON; the keys are documented in docs/replay.md.
+pub fn report_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
+    let skipped: Map<String, Value> = report
+        .skipped
+        .iter()
+        .map(|(reason, count)| {
+            (
+                reason.name().to_string(),
+                json!({"count": count.count, "first_lines": count.first_lines}),
+            )
+        })
+        .collect();
+    let warnings: Vec<Value> = report
+        .warnings
+        .iter()
+        .map(|warning| json!({"line": warning.line, "message": warning.message}))
+        .collect();
+    let tasks: Map<String, Value> = report
+        .tasks
+        .iter()
+        .map(|(pid, comm)| (pid.to_string(), Value::from(comm.as_str())))
+        .collect();
+    let cpus: Vec<u32> = report.cpus.iter().copied().collect();
+    let per_cpu: Vec<Value> = metrics
+        .cpus
+        .iter()
+        .map(|cpu| {
+            json!({
+                "cpu": cpu.cpu,
+                "window_ns": cpu.window_ns,
+                "busy_ns": cpu.busy_ns,
+                "utilization": cpu.utilization,
+                "switches": cpu.switches,
+                "max_waiting": cpu.max_waiting,
+                "mean_waiting": cpu.mean_waiting,
+            })
+        })
+        .collect();
+    let migrations = &metrics.migrations;
+    json!({
+        "format": report.format(),
+        "formats": report.formats,
+        "wrappers": report.wrappers,
+        "lines": report.lines,
+        "events": report.events,
+        "other_events": report.other_events,
+        "skipped": skipped,
+        "warnings": warnings,
+        "warnings_dropped": report.warnings_dropped,
+        "lost_events": report.lost_events,
+        "out_of_order": report.out_of_order,
+        "cpus": cpus,
+        "tasks": tasks,
+        "first_ts": seconds(report.first_ts),
+        "last_ts": seconds(report.last_ts),
+        "span_ns": metrics.span_ns,
+        "wakeups": metrics.wakeups,
+        "wakeups_of_runnable": metrics.wakeups_of_runnable,
+        "unmatched_wakeups": metrics.unmatched_wakeups,
+        "wakeup_latency_us": metrics.wakeup_latency_us,
+        "switches": metrics.switches,
+        "migrations": {
+            "smt": migrations.counts.smt,
+            "llc": migrations.counts.llc,
+            "cross_llc": migrations.counts.cross_llc,
+            "cross_numa": migrations.counts.cross_numa,
+            "unclassified": migrations.unclassified,
+            "total": migrations.total(),
+            "source": migrations.source.name(),
+            "topology": metrics.topology_name,
+        },
+        "utilization": metrics.utilization,
+        "per_cpu": per_cpu,
+        "inconsistencies": metrics.inconsistencies,
+        "inconsistent_lines": metrics.inconsistent_lines,
+    })
+}

@@ -1,0 +1,88 @@
+/**
+ * The Replay panel's model: what the core's `replay_log` answers (the keys of
+ * `schedlab replay --json`, and the what-if scenario of the log's workload),
+ * the machines a log can be classed on, and the log against its re-simulation.
+ * Pure: no React, no engine.
+ */
+import type { JsonValue } from './policy';
+import { valueAtPath } from './policy';
+
+export interface ReplayReport {
+  readonly format: string;
+  readonly lines: number;
+  readonly events: Readonly<Record<string, number>>;
+  readonly skipped: Readonly<Record<string, { readonly count: number; readonly first_lines: readonly number[] }>>;
+  readonly warnings: readonly { readonly line: number; readonly message: string }[];
+  readonly lost_events: number;
+  readonly cpus: readonly number[];
+  readonly tasks: Readonly<Record<string, string>>;
+  readonly first_ts: number | null;
+  readonly last_ts: number | null;
+  readonly span_ns: number;
+  readonly wakeups: number;
+  readonly wakeup_latency_us: Readonly<Record<string, number>>;
+  readonly migrations: {
+    readonly smt: number;
+    readonly llc: number;
+    readonly cross_llc: number;
+    readonly cross_numa: number;
+    readonly unclassified: number;
+    readonly total: number;
+    readonly source: string;
+    readonly topology: string;
+  };
+  readonly utilization: number;
+}
+
+export interface ReplayResult {
+  readonly report: ReplayReport;
+  /** The what-if scenario, or null when the log shows no task running. */
+  readonly scenario: JsonValue;
+  readonly derived: { readonly tasks: number; readonly task_wakeups: number; readonly timer_wakeups: number };
+}
+
+export type ReplayOutcome = { readonly ok: true; readonly result: ReplayResult } | { readonly ok: false; readonly message: string };
+
+/** The machine presets the bundled scenarios use, for classing a log's migrations by distance. */
+export function presetsOf(scenarioTexts: readonly string[]): readonly string[] {
+  const presets = new Set<string>();
+  for (const text of scenarioTexts) {
+    try {
+      const preset = valueAtPath(JSON.parse(text) as JsonValue, 'topology.preset');
+      if (typeof preset === 'string') presets.add(preset);
+    } catch {
+      // A bundled file that does not parse names no preset.
+    }
+  }
+  return [...presets].sort();
+}
+
+/** The log's figures next to its re-simulation's (a `run --json` summary), for the table. */
+export interface LogVersusSimulation {
+  readonly label: string;
+  readonly log: number;
+  readonly simulation: number | undefined;
+  readonly unit: string;
+}
+
+export function logVersusSimulation(report: ReplayReport, summary: JsonValue | undefined): readonly LogVersusSimulation[] {
+  const number = (path: string) => {
+    const value = valueAtPath(summary, path);
+    return typeof value === 'number' ? value : undefined;
+  };
+  const simulated = ['smt', 'llc', 'cross_llc', 'cross_numa'].map((key) => number(`migrations.${key}`));
+  const migrations = simulated.every((value) => value !== undefined) ? simulated.reduce<number>((sum, value) => sum + (value ?? 0), 0) : undefined;
+  const utilisation = number('utilization');
+  return [
+    { label: 'wakeup latency p50', log: report.wakeup_latency_us.p50 ?? 0, simulation: number('wakeup_latency_us.p50'), unit: 'us' },
+    { label: 'wakeup latency p99', log: report.wakeup_latency_us.p99 ?? 0, simulation: number('wakeup_latency_us.p99'), unit: 'us' },
+    { label: 'wakeup latency max', log: report.wakeup_latency_us.max ?? 0, simulation: number('wakeup_latency_us.max'), unit: 'us' },
+    { label: 'migrations', log: report.migrations.total, simulation: migrations, unit: '' },
+    { label: 'utilisation', log: report.utilization * 100, simulation: utilisation === undefined ? undefined : utilisation * 100, unit: '%' },
+  ];
+}
+
+/** Gzip's magic number: a `.gz` log is decompressed before it is read. */
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
