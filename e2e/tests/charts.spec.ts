@@ -5,7 +5,7 @@ test('the charts draw the run over time as it plays: latency, utilisation and th
   await openApp(page);
   const charts = page.getByRole('region', { name: 'Charts' });
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   const utilisation = charts.getByTestId('utilisation-chart').locator('path.chart-line[data-line="utilisation"]');
   await expect.poll(async () => Number(await utilisation.getAttribute('data-points')), { timeout: 20_000 }).toBeGreaterThan(20);
   await page.getByRole('button', { name: 'Pause' }).click();

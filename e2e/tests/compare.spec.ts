@@ -6,7 +6,7 @@ test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 async function playALittle(page: Page) {
   await page.getByRole('combobox', { name: 'Speed' }).selectOption('1/10×');
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(() => page.evaluate(() => window.__schedlab?.events ?? 0)).toBeGreaterThan(3000);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -18,7 +18,7 @@ test('the Content-Security-Policy holds: no inline script or style, no eval, whi
 
   // Play, with the charts and the motion drawing.
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(() => page.evaluate(() => window.__schedlab?.events ?? 0)).toBeGreaterThan(2000);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -31,7 +31,7 @@ const SWITCH_LINE =
 test.beforeEach(async ({ page }) => {
   await openApp(page);
   await page.getByRole('combobox', { name: 'Speed' }).selectOption('1/10×');
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(() => page.evaluate(() => window.__schedlab?.events ?? 0)).toBeGreaterThan(1500);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

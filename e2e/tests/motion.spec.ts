@@ -5,7 +5,7 @@ test('playing, task moves animate on the machine, coloured by distance and fadin
   await openApp(page);
   const machine = page.locator('svg[data-testid="machine"]');
   await expect(machine.locator('g.motion')).toHaveCount(0);
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   // teaching-small's wakeups land on other CPUs and idle CPUs pull: moves appear as arcs with a token.
   await expect.poll(() => machine.locator('g.motion').count(), { timeout: 20_000 }).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();

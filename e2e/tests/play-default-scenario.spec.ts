@@ -10,7 +10,7 @@ test('the default scenario plays: CPUs change and the latency table fills', asyn
   const seen = new Set([before.join(',')]);
 
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Pause' })).toBeVisible();
   // Sample the machine view while it plays: it must show more than one picture.
   await expect

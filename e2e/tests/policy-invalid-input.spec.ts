@@ -29,7 +29,7 @@ test('an invalid shard_size is explained inline, the text is kept, and the last 
   // The run loaded before the typing is still there, and plays.
   await expect(lanes).toHaveCount(6);
   const before = await eventCount(page);
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(() => eventCount(page)).toBeGreaterThan(before + 100);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -19,7 +19,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await expect(mode).toHaveAccessibleDescription(/Where tasks are pushed into the shared runqueue/);
 
   // Play a little: the shard lock is taken.
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(async () => Number(await shardRow.locator('[data-column="acquisitions"]').textContent())).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
@@ -40,7 +40,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await expect(policy.getByTestId('policy-diff')).toContainText('schedlab run shared-runq-schbench-pipe-skylake --set policy.shared_runq.mode=off');
 
   // It plays, and Reset keeps the setting.
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(async () => Number(await lockStat.locator('tr.lock-class[data-class="&rq->__lock"] [data-column="acquisitions"]').textContent())).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -16,7 +16,7 @@ async function openFresh(browser: Browser, url: string): Promise<Page> {
 }
 
 async function playALittle(page: Page) {
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect.poll(() => page.evaluate(() => window.__schedlab?.events ?? 0)).toBeGreaterThan(2000);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -12,7 +12,7 @@ test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shar
   await expect(lanes.first().locator('text.lane-label')).toHaveText('shard 0');
   await expect(page.getByTestId('shard-legend')).toContainText('head (oldest) first');
 
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   const queued = machine.locator('g.lane g.chip');
   await expect.poll(() => queued.count()).toBeGreaterThan(2);
   const lockStat = page.getByRole('region', { name: 'Lock stat' });

@@ -13,7 +13,7 @@ test('STREAM reads its MB/s per kernel, as `schedlab run --json` does', async ({
   await expect(counters.getByText('STREAM Copy (best)')).toBeVisible();
 
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   // Every kernel has finished a pass: a number in MB/s, no longer a dash.
   for (let index = 0; index < 4; index++) {
     await expect(figures.nth(index)).toHaveText(/^[\d,]+\.\d MB\/s$/);

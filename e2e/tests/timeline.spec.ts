@@ -8,7 +8,7 @@ test('the timeline draws each CPU\'s runs as the simulation plays, and clicking 
   await expect(timeline.getByRole('img', { name: /^Task runs on 8 CPUs/ })).toBeVisible();
 
   // Play until 20 ms of simulated time have passed, then pause and let the engine settle.
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   await page.waitForFunction(() => Number(/t = (\d+\.\d+)/.exec(document.querySelector('[data-testid="sim-time"]')?.textContent ?? '')?.[1] ?? 0) >= 0.02);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);

@@ -18,7 +18,7 @@ test('TurboSched on POWER9 with the power model: socket frequency and power agai
   await expect(page.getByTestId('jitter-legend')).toContainText('jitter task (TurboSched)');
 
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
-  await page.getByRole('button', { name: 'Play' }).click();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
   const charts = page.getByRole('region', { name: 'Charts' });
   const line = charts.locator('path.freq-line[data-socket="0"]');
   // A few dozen frames sampled: well past the jitter threads' start (17 ms) at 1/10x.

@@ -6,7 +6,7 @@
  */
 import { line, curveStepAfter, scaleLinear, select } from 'd3';
 import type { FrequencySeries } from '../store/power';
-import { timeTicks } from './timeline';
+import { chartLayer, drawTimeAxis, drawYGrid } from './axes';
 
 /** One colour per socket: dark enough for a 2 px line on white, and apart from each other. */
 const SOCKET_COLORS = ['#2b6cb0', '#c05621', '#2f855a', '#805ad5', '#b83280', '#975a16', '#2c7a7b', '#4a5568'] as const;
@@ -50,30 +50,13 @@ export function drawFrequencyChart(svgElement: SVGSVGElement, input: FrequencyCh
   const x = scaleLinear().domain([0, endNs]).range([C.left, plotRight]);
   const y = scaleLinear().domain(frequencyDomain(series.extent(), input.nominalMhz, input.turboMhz)).range([plotBottom, C.top]);
 
-  const layer = (name: string) => svg.selectAll<SVGGElement, string>(`g.${name}`).data([name]).join('g').attr('class', name);
-  const grid = layer('freq-grid');
-  const axis = layer('freq-axis');
-  const lines = layer('freq-lines');
+  const grid = chartLayer(svg, 'freq-grid');
+  const axis = chartLayer(svg, 'freq-axis');
+  const lines = chartLayer(svg, 'freq-lines');
+  const box = { left: C.left, right: plotRight, bottom: plotBottom };
 
   // The MHz axis: gridlines with GHz labels.
-  const yTicks = y.ticks(4);
-  grid
-    .selectAll<SVGLineElement, number>('line.grid')
-    .data(yTicks)
-    .join('line')
-    .attr('class', 'grid')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', (mhz) => Math.round(y(mhz)) + 0.5)
-    .attr('y2', (mhz) => Math.round(y(mhz)) + 0.5);
-  axis
-    .selectAll<SVGTextElement, number>('text.y-tick')
-    .data(yTicks)
-    .join('text')
-    .attr('class', 'y-tick')
-    .attr('x', C.left - 6)
-    .attr('y', (mhz) => y(mhz))
-    .text((mhz) => `${(mhz / 1000).toFixed(1)} GHz`);
+  drawYGrid(grid, axis, box, y.ticks(4), y, (mhz) => `${(mhz / 1000).toFixed(1)} GHz`);
 
   // Nominal frequency: a dashed rule, labelled.
   const nominalY = Math.round(y(input.nominalMhz)) + 0.5;
@@ -96,24 +79,7 @@ export function drawFrequencyChart(svgElement: SVGSVGElement, input: FrequencyCh
     .text((mhz) => `nominal ${(mhz / 1000).toFixed(2)} GHz`);
 
   // The time axis, as the timeline labels it.
-  const xTicks = timeTicks(0, endNs, plotRight - C.left);
-  axis
-    .selectAll<SVGLineElement, number>('line.x-axis')
-    .data([0])
-    .join('line')
-    .attr('class', 'x-axis')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', plotBottom + 0.5)
-    .attr('y2', plotBottom + 0.5);
-  axis
-    .selectAll<SVGTextElement, (typeof xTicks)[number]>('text.x-tick')
-    .data(xTicks)
-    .join('text')
-    .attr('class', 'x-tick')
-    .attr('x', (tick) => Math.min(plotRight - 20, Math.max(C.left + 20, x(tick.timeNs))))
-    .attr('y', plotBottom + 18)
-    .text((tick) => tick.label);
+  drawTimeAxis(axis, box, endNs, x);
 
   // One stepped line per socket.
   const path = line<readonly [number, number]>()

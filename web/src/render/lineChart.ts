@@ -4,7 +4,7 @@
  * D3 into an SVG, no React; type at 12 px or more.
  */
 import { format, line, scaleLinear, select } from 'd3';
-import { timeTicks } from './timeline';
+import { chartLayer, drawTimeAxis, drawYGrid } from './axes';
 
 export const LINE_CHART = { height: 140, left: 64, right: 14, top: 10, bottom: 28 } as const;
 
@@ -42,48 +42,13 @@ export function drawLineChart<P extends { readonly timeNs: number }>(svgElement:
     .nice(4)
     .range([plotBottom, C.top]);
 
-  const layer = (name: string) => svg.selectAll<SVGGElement, string>(`g.${name}`).data([name]).join('g').attr('class', name);
-  const grid = layer('chart-grid');
-  const axis = layer('chart-axis');
-  const lines = layer('chart-lines');
-
-  const yTicks = y.ticks(4);
+  const grid = chartLayer(svg, 'chart-grid');
+  const axis = chartLayer(svg, 'chart-axis');
+  const lines = chartLayer(svg, 'chart-lines');
+  const box = { left: C.left, right: plotRight, bottom: plotBottom };
   const tick = format('~s');
-  grid
-    .selectAll<SVGLineElement, number>('line.grid')
-    .data(yTicks)
-    .join('line')
-    .attr('class', 'grid')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', (value) => Math.round(y(value)) + 0.5)
-    .attr('y2', (value) => Math.round(y(value)) + 0.5);
-  axis
-    .selectAll<SVGTextElement, number>('text.y-tick')
-    .data(yTicks)
-    .join('text')
-    .attr('class', 'y-tick')
-    .attr('x', C.left - 6)
-    .attr('y', (value) => y(value))
-    .text((value) => `${value === 0 ? '0' : value < 1000 ? format('~g')(value) : tick(value)}${input.unit}`);
-  const xTicks = timeTicks(0, endNs, plotRight - C.left);
-  axis
-    .selectAll<SVGLineElement, number>('line.x-axis')
-    .data([0])
-    .join('line')
-    .attr('class', 'x-axis')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', plotBottom + 0.5)
-    .attr('y2', plotBottom + 0.5);
-  axis
-    .selectAll<SVGTextElement, (typeof xTicks)[number]>('text.x-tick')
-    .data(xTicks)
-    .join('text')
-    .attr('class', 'x-tick')
-    .attr('x', (entry) => Math.min(plotRight - 20, Math.max(C.left + 20, x(entry.timeNs))))
-    .attr('y', plotBottom + 18)
-    .text((entry) => entry.label);
+  drawYGrid(grid, axis, box, y.ticks(4), y, (value) => `${value === 0 ? '0' : value < 1000 ? format('~g')(value) : tick(value)}${input.unit}`);
+  drawTimeAxis(axis, box, endNs, x);
 
   lines
     .selectAll<SVGPathElement, ChartLine<P>>('path.chart-line')

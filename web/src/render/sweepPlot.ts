@@ -6,6 +6,7 @@
  */
 import { format, max, min, scaleLinear, scalePoint, select } from 'd3';
 import type { SweepPlot } from '../store/sweep';
+import { chartLayer, drawXAxisLine, drawYGrid } from './axes';
 import { socketColor } from './frequencyChart';
 
 export const SWEEP_PLOT = { height: 320, left: 78, right: 20, top: 16, bottom: 52 } as const;
@@ -49,21 +50,11 @@ export function drawSweepPlot(svgElement: SVGSVGElement, plot: SweepPlot, width:
     xTicks = domain;
   }
 
-  const layer = (name: string) => svg.selectAll<SVGGElement, string>(`g.${name}`).data([name]).join('g').attr('class', name);
-  const grid = layer('sweep-grid');
-  const axis = layer('sweep-axis');
-  const marks = layer('sweep-marks');
+  const grid = chartLayer(svg, 'sweep-grid');
+  const axis = chartLayer(svg, 'sweep-axis');
+  const marks = chartLayer(svg, 'sweep-marks');
+  const box = { left: C.left, right: plotRight, bottom: plotBottom };
 
-  const yTicks = y.ticks(5);
-  grid
-    .selectAll<SVGLineElement, number>('line.grid')
-    .data(yTicks)
-    .join('line')
-    .attr('class', 'grid')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', (value) => Math.round(y(value)) + 0.5)
-    .attr('y2', (value) => Math.round(y(value)) + 0.5);
   // Zero, when the axis goes below it (a change that can be a loss).
   grid
     .selectAll<SVGLineElement, number>('line.zero')
@@ -74,23 +65,8 @@ export function drawSweepPlot(svgElement: SVGSVGElement, plot: SweepPlot, width:
     .attr('x2', plotRight)
     .attr('y1', Math.round(y(0)) + 0.5)
     .attr('y2', Math.round(y(0)) + 0.5);
-  axis
-    .selectAll<SVGTextElement, number>('text.y-tick')
-    .data(yTicks)
-    .join('text')
-    .attr('class', 'y-tick')
-    .attr('x', C.left - 8)
-    .attr('y', (value) => y(value))
-    .text((value) => (value === 0 ? '0' : Math.abs(value) < 1000 ? format('~g')(value) : format('~s')(value)));
-  axis
-    .selectAll<SVGLineElement, number>('line.x-axis')
-    .data([0])
-    .join('line')
-    .attr('class', 'x-axis')
-    .attr('x1', C.left)
-    .attr('x2', plotRight)
-    .attr('y1', plotBottom + 0.5)
-    .attr('y2', plotBottom + 0.5);
+  drawYGrid(grid, axis, box, y.ticks(5), y, (value) => (value === 0 ? '0' : Math.abs(value) < 1000 ? format('~g')(value) : format('~s')(value)), 8);
+  drawXAxisLine(axis, box);
   axis
     .selectAll<SVGTextElement, number | string>('text.x-tick')
     .data(xTicks)
