@@ -618,6 +618,57 @@ impl SimHandle {
         sched_scenario::perfetto::perfetto_json(&self.sim).to_string()
     }
 
+    /// The event log's search: up to `count` records before record `before`, newest
+    /// first, that match every filter given (`event` an ftrace event name or empty;
+    /// `cpu` and `pid` -1 for any; a pid matches the record's task, and a switch's
+    /// next task too). Lines are `index|time|cpu|event|payload|reason`. The scan
+    /// looks at most `max_scan` records, so a filter matching nothing answers quickly.
+    pub fn trace_search(
+        &self,
+        before: u32,
+        count: u32,
+        event: &str,
+        cpu: i32,
+        pid: i64,
+        max_scan: u32,
+    ) -> String {
+        use sched_core::trace::TraceKind;
+        let trace = &self.sim.trace;
+        let names: &dyn TaskNames = &self.sim;
+        let mut out = String::new();
+        let mut found = 0;
+        let mut idx = (before as usize).min(trace.len());
+        let stop = idx.saturating_sub(max_scan as usize);
+        while idx > stop && found < count {
+            idx -= 1;
+            let kind = trace.kind[idx];
+            if !event.is_empty() && kind.ftrace_name() != event {
+                continue;
+            }
+            if cpu >= 0 && trace.cpu[idx] != cpu as u32 {
+                continue;
+            }
+            if pid >= 0 {
+                let pid = pid as u32;
+                let next = kind == TraceKind::SchedSwitch && trace.arg0[idx] == pid;
+                if trace.pid[idx] != pid && !next {
+                    continue;
+                }
+            }
+            let record = trace.get(idx);
+            out.push_str(&format!(
+                "{idx}|{}|{}|{}|{}|{}\n",
+                record.time.as_ns(),
+                record.cpu,
+                kind.ftrace_name(),
+                trace.payload(idx, names),
+                trace.reason_text(idx)
+            ));
+            found += 1;
+        }
+        out
+    }
+
     /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
     pub fn trace_lines(&self, from: u32, count: u32) -> String {
         let trace = &self.sim.trace;

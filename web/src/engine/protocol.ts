@@ -143,6 +143,13 @@ export type LoadResult =
   | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame }
   | { readonly ok: false; readonly problems: readonly ScenarioProblem[] };
 
+/** The event log's filter: an event name (empty for any), a CPU and a pid (undefined for any). */
+export interface LogFilter {
+  readonly event: string;
+  readonly cpu: number | undefined;
+  readonly pid: number | undefined;
+}
+
 /** One trace record, split from the bridge's `time|cpu|event|payload|reason` line. */
 export interface TraceLine {
   readonly index: number;

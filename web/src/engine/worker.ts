@@ -13,6 +13,7 @@ import type {
   LoadResult,
   LoadedScenario,
   LockStatRow,
+  LogFilter,
   Machine,
   PowerInfo,
   ScenarioProblem,
@@ -171,6 +172,22 @@ const engine = {
     if (events !== undefined && handled < events) sim.run_events(Math.min(maxEvents, events - handled));
     else if (sim.now_ns() < timeNs) sim.run_until_bounded(timeNs, maxEvents);
     return transferFrame(frameOf(sim));
+  },
+
+  /**
+   * The event log's search: up to `count` records before record `before` (newest
+   * first) matching the filter, looking at most `maxScan` records.
+   */
+  searchTrace(filter: LogFilter, before: number, count: number, maxScan: number): TraceLine[] {
+    const sim = current();
+    const text = sim.trace_search(before, count, filter.event, filter.cpu ?? -1, BigInt(filter.pid ?? -1), maxScan);
+    return text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => {
+        const [index = '0', ...rest] = line.split('|');
+        return parseTraceLines(rest.join('|'), Number(index))[0]!;
+      });
   },
 
   /** Trace records stored so far. */

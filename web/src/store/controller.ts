@@ -5,7 +5,7 @@
  * so a slow frame never piles up work.
  */
 import type { EngineClient } from '../engine/client';
-import type { Frame, LoadedScenario, LoadResult, ScenarioProblem, TraceLine } from '../engine/protocol';
+import type { Frame, LoadedScenario, LoadResult, LogFilter, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
@@ -51,6 +51,9 @@ const MAX_EVENTS_TO_NEXT = 20_000_000;
 
 /** Wall time the engine may spend on one animation frame while playing (the rest of 16.7 ms draws it). */
 const FRAME_BUDGET_MS = 8;
+
+/** Records one event-log search looks through at most (a few milliseconds of work). */
+const SEARCH_SCAN = 2_000_000;
 
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
@@ -123,6 +126,8 @@ export interface Controller {
   ftraceText(reasons: boolean): Promise<readonly string[]>;
   /** The run's summary as `schedlab run --json` prints it. */
   summaryJson(): Promise<string>;
+  /** Trace records matching `filter` before record `before`, newest first (the event log's search). */
+  searchTrace(filter: LogFilter, before: number, count: number): Promise<readonly TraceLine[]>;
   /** The kept trace as Chrome trace-event JSON, for Perfetto. */
   perfettoJson(): Promise<string>;
 }
@@ -364,6 +369,9 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     async summaryJson() {
       return engineCall(() => engine.summaryJson());
+    },
+    async searchTrace(filter, before, count) {
+      return engineCall(() => engine.searchTrace(filter, before, count, SEARCH_SCAN));
     },
     async perfettoJson() {
       return engineCall(() => engine.perfettoJson());

@@ -1,0 +1,42 @@
+import { expect, test } from '@playwright/test';
+import { openApp, waitIdle } from './helpers';
+
+test('the event log filters by event, CPU and pid, and pages back through the whole run', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('slider', { name: 'Playhead' }).focus();
+  await page.keyboard.press('PageUp');
+  await waitIdle(page);
+  const log = page.getByRole('list', { name: 'Recent scheduler events' });
+  const filter = page.getByRole('group', { name: 'Filter events' });
+
+  await filter.getByRole('combobox', { name: 'Event' }).selectOption('sched_migrate_task');
+  await waitIdle(page);
+  const rows = log.locator('li');
+  await expect(rows.first()).toContainText('sched_migrate_task');
+  const names = await log.locator('.ev-name').allTextContents();
+  expect(names.length).toBeGreaterThan(5);
+  expect(new Set(names)).toEqual(new Set(['sched_migrate_task']));
+
+  // A pid: every line is that task's.
+  const pid = /pid=(\d+)/.exec((await rows.first().textContent()) ?? '')?.[1] ?? '';
+  await filter.getByRole('textbox', { name: 'pid' }).fill(pid);
+  await waitIdle(page);
+  for (const text of await log.locator('.ev-payload').allTextContents()) expect(text).toContain(`pid=${pid}`);
+
+  // Back through the whole run: a page of older switches on CPU 2.
+  await filter.getByRole('combobox', { name: 'Event' }).selectOption('sched_switch');
+  await filter.getByRole('textbox', { name: 'pid' }).fill('');
+  await filter.getByRole('textbox', { name: 'CPU' }).fill('2');
+  await waitIdle(page);
+  const newest = Number(await log.locator('button.ev-row').first().getAttribute('data-index'));
+  await filter.getByRole('button', { name: 'Older' }).click();
+  await waitIdle(page);
+  const older = Number(await log.locator('button.ev-row').first().getAttribute('data-index'));
+  expect(older).toBeLessThan(newest);
+  for (const cpu of await log.locator('.ev-cpu').allTextContents()) expect(cpu).toBe('[002]');
+
+  // A bad CPU is said, and the field keeps what was typed.
+  await filter.getByRole('textbox', { name: 'CPU' }).fill('9');
+  await expect(page.getByRole('region', { name: 'Scheduler events' }).getByRole('alert')).toContainText('this machine has CPUs 0 to 7, not 9');
+  await expect(filter.getByRole('textbox', { name: 'CPU' })).toHaveValue('9');
+});
