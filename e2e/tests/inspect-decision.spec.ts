@@ -38,3 +38,24 @@ test('clicking a wakeup in the event log explains its CPU choice in the Inspecto
   await waitIdle(page);
   await expect(inspector).toContainText('sched_switch event is not a placement decision');
 });
+
+test('clicking a CPU on the machine shows its runqueue, load and recent switches; a task shows its recent events', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('slider', { name: 'Playhead' }).focus();
+  await page.keyboard.press('PageUp');
+  await waitIdle(page);
+  const machine = page.locator('svg[data-testid="machine"]');
+  await machine.locator('g.cpu[data-cpu="3"] rect.cpu-cell').click();
+  const inspector = page.getByRole('region', { name: 'Inspector' });
+  const cpu = inspector.getByTestId('cpu-inspection');
+  await expect(cpu).toContainText('CPU 3 (core 1, LLC 0, node 0, socket 0)');
+  const pid = await machine.locator('g.cpu[data-cpu="3"]').getAttribute('data-pid');
+  await expect(cpu.getByTestId('cpu-running')).toHaveText(pid === '0' ? 'idle' : new RegExp(`^pid ${pid} `));
+  const switches = inspector.getByRole('list', { name: 'Recent switches on CPU 3' }).getByRole('button');
+  await expect(switches).toHaveCount(8);
+  // A switch opens as the log's line would, and its task's recent events follow.
+  await switches.first().click();
+  await waitIdle(page);
+  await expect(inspector).toContainText('sched_switch');
+  await expect(inspector.getByRole('list', { name: /^Recent events of pid \d+$/ }).getByRole('button').first()).toBeVisible();
+});

@@ -92,7 +92,7 @@ export function App({
           {side ? (
             <>
               <div className="machines-ab">
-                <TopologyView store={store} svgRef={machineRef} run="A" />
+                <TopologyView store={store} svgRef={machineRef} run="A" onCpu={controller.selectCpu} />
                 <TopologyView store={side.store} svgRef={machineBRef} run="B" />
               </div>
               <Charts store={store} svgRef={frequencyRef} />
@@ -101,7 +101,7 @@ export function App({
             </>
           ) : (
             <>
-              <TopologyView store={store} svgRef={machineRef} />
+              <TopologyView store={store} svgRef={machineRef} onCpu={controller.selectCpu} />
               <Charts store={store} svgRef={frequencyRef} />
               <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} svgExportRef={timelineSvgRef} />
             </>

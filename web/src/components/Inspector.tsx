@@ -1,4 +1,6 @@
-import { Fragment } from 'react';
+import { Fragment, useEffect, useState } from 'react';
+import type { TraceLine } from '../engine/protocol';
+import { formatCount } from '../base/format';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { CpuState, CpuVisit, Decision, DecisionStep, GroupRow } from '../engine/protocol';
@@ -17,6 +19,7 @@ const LEGEND: readonly CpuState[] = ['busy', 'idle', 'idle_core', 'not_allowed']
  */
 export function Inspector({ store, controller }: { store: AppStore; controller: Controller }) {
   const selection = useAppState(store, (s) => s.selection);
+  const cpuSelection = useAppState(store, (s) => s.cpuSelection);
   const inspection = useAppState(store, (s) => s.inspection);
   const tasks = useAppState(store, (s) => s.loaded?.tasks);
   const loading = inspection.status === 'loading';
@@ -25,16 +28,17 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
     <section className="panel inspector" aria-label="Inspector" aria-busy={loading} data-open={selection !== undefined}>
       <div className="inspector-head">
         <h2>Inspector</h2>
-        {selection && (
+        {(selection || cpuSelection !== undefined) && (
           <button type="button" className="inspector-close" onClick={() => controller.clearSelection()}>
             Close
           </button>
         )}
       </div>
-      {!selection && (
+      {!selection && cpuSelection !== undefined && <CpuInspection store={store} controller={controller} cpu={cpuSelection} />}
+      {!selection && cpuSelection === undefined && (
         <p className="inspector-hint">
           Select a <code>sched_wakeup</code> or <code>sched_wakeup_new</code> line in the event log to see which CPUs the scheduler looked at, with the numbers it
-          compared, and why the chosen CPU won.
+          compared, and why the chosen CPU won. Click a CPU on the machine for its runqueue, its recent switches and its load.
         </p>
       )}
       {selection && inspection.status === 'loading' && (
@@ -45,6 +49,7 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
       )}
       {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} jitter={isJitter(selection.pid)} />}
       {selection && inspection.status === 'ready' && <DecisionView decision={inspection.decision} jitter={isJitter(inspection.decision.pid)} />}
+      {selection?.pid !== undefined && selection.pid !== 0 && <TaskHistory controller={controller} store={store} pid={selection.pid} />}
     </section>
   );
 }
@@ -252,5 +257,85 @@ function BreakableList({ list }: { list: string }) {
         </Fragment>
       ))}
     </>
+  );
+}
+
+/** Newest records of a search, re-read when the run moves on (not while it plays). */
+function useSearch(store: AppStore, controller: Controller, filter: { event: string; cpu: number | undefined; pid: number | undefined }, count: number): readonly TraceLine[] {
+  const traceTotal = useAppState(store, (s) => s.frame?.traceTotal ?? 0);
+  const playing = useAppState(store, (s) => s.playing);
+  const [lines, setLines] = useState<readonly TraceLine[]>([]);
+  const key = `${filter.event}|${filter.cpu ?? ''}|${filter.pid ?? ''}`;
+  useEffect(() => {
+    if (playing) return;
+    let current = true;
+    void controller.searchTrace(filter, traceTotal, count).then((found) => {
+      if (current) setLines(found);
+    });
+    return () => {
+      current = false;
+    };
+    // `filter` is read through `key`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, traceTotal, playing, controller, count]);
+  return lines;
+}
+
+/** A CPU clicked on the machine: where it sits, what it runs and queues, its load, its recent switches. */
+function CpuInspection({ store, controller, cpu }: { store: AppStore; controller: Controller; cpu: number }) {
+  const loaded = useAppState(store, (s) => s.loaded);
+  const frame = useAppState(store, (s) => s.frame);
+  const switches = useSearch(store, controller, { event: 'sched_switch', cpu, pid: undefined }, 8);
+  const info = loaded?.machine.cpus[cpu];
+  if (!loaded || !frame || !info) return null;
+  const pid = frame.running[cpu] ?? 0;
+  const comm = loaded.tasks.find((task) => task.pid === pid)?.comm;
+  const queued = Math.max(0, (frame.nrRunning[cpu] ?? 0) - (pid !== 0 ? 1 : 0));
+  const busy = frame.nowNs > 0 ? (100 * (frame.busyNs[cpu] ?? 0)) / frame.nowNs : 0;
+  return (
+    <div className="cpu-inspection" data-testid="cpu-inspection">
+      <h3>
+        CPU {cpu} <span className="muted">(core {info.core}, LLC {info.llc}, node {info.node}, socket {info.socket})</span>
+      </h3>
+      <dl className="counters">
+        <dt>running</dt>
+        <dd data-testid="cpu-running">{pid === 0 ? 'idle' : `pid ${pid}${comm ? ` ${comm}` : ''}`}</dd>
+        <dt>queued behind it</dt>
+        <dd data-testid="cpu-queued">{formatCount(queued)}</dd>
+        <dt>busy so far</dt>
+        <dd>{busy.toFixed(1)} %</dd>
+      </dl>
+      <h3>Recent switches</h3>
+      <ol className="history" aria-label={`Recent switches on CPU ${cpu}`}>
+        {switches.map((line) => (
+          <li key={line.index}>
+            <button type="button" onClick={() => void controller.inspect(line)}>
+              {formatTraceTime(line.timeNs)} {line.payload.replace(/^prev_comm=/, '')}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** The selected task's recent life: where it ran, when it woke, waited and moved. */
+function TaskHistory({ store, controller, pid }: { store: AppStore; controller: Controller; pid: number }) {
+  const lines = useSearch(store, controller, { event: '', cpu: undefined, pid }, 12);
+  if (lines.length === 0) return null;
+  return (
+    <div className="task-history">
+      <h3>Task {pid}: its recent events</h3>
+      <ol className="history" aria-label={`Recent events of pid ${pid}`}>
+        {lines.map((line) => (
+          <li key={line.index}>
+            <button type="button" onClick={() => void controller.inspect(line)}>
+              {formatTraceTime(line.timeNs)} [{String(line.cpu).padStart(3, '0')}] {line.event}
+              {line.reason !== '' ? `: ${line.reason}` : ''}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }

@@ -18,9 +18,12 @@ export function TopologyView({
   store,
   svgRef,
   run,
+  onCpu,
 }: {
   store: AppStore;
   svgRef: RefObject<SVGSVGElement | null>;
+  /** A click on a CPU (the Inspector shows it). */
+  onCpu?: (cpu: number) => void;
   /** In compare mode, which run this machine shows (`A`, `B`); its title and names say so. */
   run?: string;
 }) {
@@ -156,6 +159,11 @@ export function TopologyView({
       <div ref={hostRef} className="machine-host">
         <svg
           ref={svgRef}
+          onClick={(event) => {
+            const cell = (event.target as Element).closest('g.cpu');
+            const cpu = Number(cell?.getAttribute('data-cpu'));
+            if (cell && Number.isInteger(cpu)) onCpu?.(cpu);
+          }}
           role="img"
           aria-label={run === undefined || run === 'A' ? 'CPUs and what they run' : `CPUs and what they run, run ${run}`}
           data-testid={run === undefined || run === 'A' ? 'machine' : `machine-${run.toLowerCase()}`}

@@ -98,6 +98,8 @@ export interface AppState {
   readonly nextDecision: 'wakeup' | 'migration' | 'pull';
   /** The keyboard shortcuts overlay is open. */
   readonly shortcutsOpen: boolean;
+  /** The CPU clicked on the machine, for the Inspector's CPU view; undefined when none. */
+  readonly cpuSelection: number | undefined;
   /** Presenter mode: large type, high contrast, only the machine, the charts, the timeline and the inspector. */
   readonly presenter: boolean;
 }
@@ -129,6 +131,7 @@ export const initialState: AppState = {
   nextDecision: 'migration',
   shortcutsOpen: false,
   presenter: false,
+  cpuSelection: undefined,
 };
 
 export function createAppStore() {

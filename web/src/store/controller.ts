@@ -85,6 +85,8 @@ export interface Controller {
    */
   inspectSwitch(cpu: number, startNs: number): Promise<void>;
   clearSelection(): void;
+  /** Selects a CPU (a click on the machine): the Inspector shows its runqueue, its recent switches and its load. */
+  selectCpu(cpu: number): void;
   /**
    * Re-runs the loaded scenario file from time 0 (same seed) with the policy
    * settings `update` makes of the current ones, runs it on to the time the
@@ -454,6 +456,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       controller.pause();
       const generation = ++inspectGeneration;
       const selection = selectionOf(line);
+      store.set({ cpuSelection: undefined });
       if (!mayExplain(line.event)) {
         store.set({ selection, inspection: { status: 'message', message: notExplainable(line.event) } });
         return;
@@ -476,7 +479,11 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     clearSelection() {
       inspectGeneration += 1;
-      store.set({ selection: undefined, inspection: NO_INSPECTION });
+      store.set({ selection: undefined, inspection: NO_INSPECTION, cpuSelection: undefined });
+    },
+    selectCpu(cpu) {
+      inspectGeneration += 1;
+      store.set({ selection: undefined, inspection: NO_INSPECTION, cpuSelection: cpu });
     },
   };
   return controller;
