@@ -49,8 +49,15 @@ export const DECISION_KINDS: readonly { readonly kind: DecisionKind; readonly la
 /** At most this many events are looked through for the next decision (in chunks the page stays live between). */
 const MAX_EVENTS_TO_NEXT = 20_000_000;
 
-/** Wall time the engine may spend on one animation frame while playing (the rest of 16.7 ms draws it). */
-const FRAME_BUDGET_MS = 8;
+/**
+ * Wall time the engine may spend on one animation frame while playing: half of
+ * the last frame's interval (the other half draws it), at least 8 ms of a 60 Hz
+ * frame, at most 50 ms, so a page that draws slowly (a 512-CPU machine) still
+ * gives the engine its share.
+ */
+function frameBudgetMs(elapsedMs: number): number {
+  return Math.min(50, Math.max(8, elapsedMs / 2));
+}
 
 /** Records one event-log search looks through at most (a few milliseconds of work). */
 const SEARCH_SCAN = 2_000_000;
@@ -225,7 +232,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     lastTick = timestamp;
     const factor = SPEEDS[state.speedIndex]?.factor ?? 0.01;
     const deltaNs = elapsedMs * 1e6 * factor;
-    await engineCall(async () => applyFrame(await engine.advance(deltaNs, FRAME_BUDGET_MS)));
+    await engineCall(async () => applyFrame(await engine.advance(deltaNs, frameBudgetMs(elapsedMs))));
     if (store.get().playing) schedule();
   }
 
