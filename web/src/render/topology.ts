@@ -57,6 +57,20 @@ const DEPTH_UNIT = 4;
 /** How far the chosen CPU's ring sits outside its cell. */
 const RING = 3;
 
+/** What each CPU cell was last drawn with (its signature), so an unchanged cell is not written again. */
+const drawnSignature = new WeakMap<SVGGElement, string>();
+/** A number per layout object, for the signatures (a new layout redraws every cell). */
+const layoutIds = new WeakMap<MachineLayout, number>();
+let nextLayoutId = 1;
+function layoutId(layout: MachineLayout): number {
+  let id = layoutIds.get(layout);
+  if (id === undefined) {
+    id = nextLayoutId++;
+    layoutIds.set(layout, id);
+  }
+  return id;
+}
+
 export function drawMachine(
   svg: SVGSVGElement,
   layout: MachineLayout,
@@ -138,6 +152,15 @@ export function drawMachine(
       group.append('text').attr('class', 'cpu-label');
       group.append('text').attr('class', 'cpu-pid');
       return group;
+    })
+    // Only the cells whose state changed since the last draw are written again: with
+    // hundreds of CPUs, setting every attribute of every cell each frame is most of
+    // the page's work.
+    .filter(function (cell) {
+      const signature = `${layoutId(layout)}|${view.running[cell.cpu] ?? 0}|${view.nrRunning[cell.cpu] ?? 0}|${cpuMark(cell.cpu, highlight)}|${highlight?.chosen === cell.cpu}|${coreIdle(cell) ?? ''}|${power ? 'p' : ''}`;
+      if (drawnSignature.get(this) === signature) return false;
+      drawnSignature.set(this, signature);
+      return true;
     })
     .attr('data-cpu', (cell) => cell.cpu)
     .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
