@@ -95,15 +95,15 @@ export function App({
                 <TopologyView store={store} svgRef={machineRef} run="A" onCpu={controller.selectCpu} />
                 <TopologyView store={side.store} svgRef={machineBRef} run="B" />
               </div>
-              <Charts store={store} svgRef={frequencyRef} />
               <CompareTimelines store={store} controller={controller} side={side} canvasRef={timelineRef} svgExportRef={timelineSvgRef} onDrawn={onTimelineDrawn} />
               <ComparisonPanel store={store} session={compare} storeB={side.store} />
+              <Charts store={store} svgRef={frequencyRef} />
             </>
           ) : (
             <>
               <TopologyView store={store} svgRef={machineRef} onCpu={controller.selectCpu} />
-              <Charts store={store} svgRef={frequencyRef} />
               <Timeline store={store} controller={controller} onDrawn={onTimelineDrawn} canvasRef={timelineRef} svgExportRef={timelineSvgRef} />
+              <Charts store={store} svgRef={frequencyRef} />
             </>
           )}
           {!presenter && (
