@@ -96,7 +96,7 @@ export function TopologyView({
             <span className="swatch idle" /> idle
           </li>
           <li>
-            <span className="swatch depth" /> waiting tasks (one step each)
+            <span className="swatch depth" /> waiting tasks (a step each, then growing by the log: never capped)
           </li>
           {hasShards && (
             <li data-testid="shard-legend" title={lockNote}>

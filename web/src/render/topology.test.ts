@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuMark } from './topology';
+import { cpuMark, DEPTH_FULL, depthWidth } from './topology';
 
 describe('CPU marks for the selected task', () => {
   it('outline the allowed CPUs and dim the others', () => {
@@ -11,5 +11,18 @@ describe('CPU marks for the selected task', () => {
 
   it('mark nothing when no task is selected', () => {
     expect(cpuMark(0, undefined)).toBe('none');
+  });
+});
+
+describe('the depth bar', () => {
+  it('steps a task at a time while the steps fit half the cell, then grows by the logarithm without capping out early', () => {
+    expect(depthWidth(0, 64)).toBe(0);
+    expect(depthWidth(3, 64)).toBe(12);
+    // A 12 px cell: 1 task 4 px; then 10, 50 and 200 waiting are still told apart.
+    const widths = [1, 10, 50, 200].map((waiting) => depthWidth(waiting, 12));
+    expect(widths[0]).toBe(4);
+    for (let index = 1; index < widths.length; index++) expect(widths[index]!).toBeGreaterThan(widths[index - 1]!);
+    expect(depthWidth(DEPTH_FULL, 12)).toBeCloseTo(12);
+    expect(depthWidth(DEPTH_FULL * 4, 12)).toBeCloseTo(12);
   });
 });

@@ -54,6 +54,23 @@ export function cpuMark(cpu: number, highlight: CpuHighlight | undefined): CpuMa
 }
 
 const DEPTH_UNIT = 4;
+/** The queue depth that fills a cell's bar: beyond a step a task, the bar grows by the logarithm, so it never caps out before this. */
+export const DEPTH_FULL = 256;
+
+/**
+ * The depth bar's width: a step a waiting task while the steps fit, then on a
+ * logarithmic scale up to `DEPTH_FULL` waiting tasks, so a deep queue on a small
+ * cell still reads deeper than a shallow one (the cell's tooltip has the count).
+ */
+export function depthWidth(waiting: number, width: number): number {
+  if (waiting <= 0) return 0;
+  const linear = waiting * DEPTH_UNIT;
+  const knee = Math.min(width / 2, linear);
+  if (linear <= width / 2) return linear;
+  const steps = width / 2 / DEPTH_UNIT;
+  const share = Math.min(1, Math.log(waiting / steps) / Math.log(DEPTH_FULL / steps));
+  return knee + (width / 2) * Math.max(0, share);
+}
 /** How far the chosen CPU's ring sits outside its cell. */
 const RING = 3;
 
@@ -202,7 +219,7 @@ export function drawMachine(
         .attr('height', 4)
         .attr('width', (c) => {
           const waiting = waitingOn(view, c.cpu);
-          return Math.min(c.width, waiting * DEPTH_UNIT);
+          return depthWidth(waiting, c.width);
         });
       group
         .select('text.cpu-label')
