@@ -284,6 +284,19 @@ impl SimHandle {
         self.running_pid.clone()
     }
 
+    /// Per CPU, the queued tasks, the next to run first: `[n, pid, ...]` with at most
+    /// `max_each` pids a CPU (the machine view draws them on small machines).
+    pub fn frame_queues(&self, max_each: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        for cpu in 0..self.sim.topology.n_cpus() {
+            let start = out.len();
+            out.push(0);
+            out.extend(self.sim.cpu_queue(cpu, max_each as usize));
+            out[start] = (out.len() - start - 1) as u32;
+        }
+        out
+    }
+
     /// Per CPU: runnable tasks, including the running one (as of the last `frame_running`).
     pub fn frame_nr_running(&self) -> Vec<u32> {
         self.nr_running.clone()

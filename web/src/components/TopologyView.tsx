@@ -66,7 +66,7 @@ export function TopologyView({
 
   useEffect(() => {
     if (svgRef.current && layout && frame) {
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning }, highlight, shards, powerView);
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView);
       if (moves) drawMotions(svgRef.current, layout, moves);
     }
   }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves]);

@@ -1,6 +1,11 @@
 /** Messages between the UI and the engine worker. Bulk state is typed arrays. */
 import type { CpuId, LlcId, SimTimeNs } from '../base/types';
 
+/** Machines this small show their queued tasks themselves; larger ones, depth bars. */
+export const QUEUE_CPUS = 16;
+/** Queued tasks a frame carries per CPU at most. */
+export const QUEUE_MAX = 8;
+
 /** Records the core's trace keeps (`sched_core::engine::DEFAULT_TRACE_KEEP`); `trace_len()` stops growing there. */
 export const TRACE_KEEP_LIMIT = 2_000_000;
 
@@ -169,6 +174,12 @@ export interface Frame {
   readonly running: Uint32Array;
   /** Per CPU: runnable tasks including the running one. */
   readonly nrRunning: Uint32Array;
+  /**
+   * On machines of up to `QUEUE_CPUS` CPUs, each CPU's queued tasks, the next to
+   * run first: `[n, pid, ...]` per CPU, at most `QUEUE_MAX` pids each (the bridge's
+   * `frame_queues`). Empty on larger machines, whose depth bars show only counts.
+   */
+  readonly queues: Uint32Array;
   /** Per CPU: busy nanoseconds so far. */
   readonly busyNs: Float64Array;
   /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples. */

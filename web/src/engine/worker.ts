@@ -23,7 +23,7 @@ import type {
   WorkloadInfo,
   WorkloadThroughput,
 } from './protocol';
-import { parseTraceLines, TRACE_KEEP_LIMIT } from './protocol';
+import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX, TRACE_KEEP_LIMIT } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 
@@ -65,6 +65,7 @@ function frameOf(sim: SimHandle): Frame {
     finished: sim.finished(),
     running,
     nrRunning: sim.frame_nr_running(),
+    queues: sim.n_cpus() <= QUEUE_CPUS ? sim.frame_queues(QUEUE_MAX) : new Uint32Array(0),
     busyNs: sim.frame_busy_ns(),
     latency: sim.latency(),
     counters: sim.counters(),
@@ -90,6 +91,7 @@ function transferList(frame: Frame): Transferable[] {
   return [
     frame.running.buffer,
     frame.nrRunning.buffer,
+    frame.queues.buffer,
     frame.busyNs.buffer,
     frame.latency.buffer,
     frame.counters.buffer,

@@ -37,7 +37,25 @@ export interface ShardView {
 export interface CpuView {
   readonly running: Uint32Array;
   readonly nrRunning: Uint32Array;
+  /** Each CPU's queued tasks, the next to run first (`Frame.queues`); empty on large machines. */
+  readonly queues?: Uint32Array;
 }
+
+/** Each CPU's queued pids from `Frame.queues` (`[n, pid, ...]` per CPU). */
+export function parseQueues(flat: Uint32Array | undefined, nCpus: number): readonly (readonly number[])[] {
+  const queues: number[][] = [];
+  let at = 0;
+  for (let cpu = 0; cpu < nCpus && flat && at < flat.length; cpu++) {
+    const count = flat[at] ?? 0;
+    queues.push(Array.from(flat.subarray(at + 1, at + 1 + count)));
+    at += 1 + count;
+  }
+  return queues;
+}
+
+/** A queued task's chip on a CPU cell: its side and the gap between chips. */
+const CHIP = 12;
+const CHIP_GAP = 3;
 
 /** The selected task's CPUs: those it may use, and the one its decision chose. */
 export interface CpuHighlight {
@@ -253,8 +271,55 @@ export function drawMachine(
     });
 
   drawCoreIdle(coreIdleLayer, layout.cores, layout.cell, power, showText);
+  drawQueues(layer('queues'), layout, colors, view);
 
   drawLanes(laneLayer, layout.lanes, colors, shards);
+}
+
+/**
+ * On cells large enough, the queued tasks themselves: a chip in each task's colour
+ * along the cell's top, the next to run (the leftmost vruntime) first, and `+N`
+ * when more wait than fit.
+ */
+function drawQueues(layer: Selection<SVGGElement, string, SVGSVGElement, unknown>, layout: MachineLayout, colors: TaskColors, view: CpuView): void {
+  const queues = parseQueues(view.queues, layout.cpus.length);
+  const cells = layout.cell >= 48 && queues.length > 0 ? layout.cpus : [];
+  const groups = layer
+    .selectAll<SVGGElement, CpuCell>('g.queue')
+    .data(cells, (cell) => cell.cpu)
+    .join('g')
+    .attr('class', 'queue')
+    .attr('data-cpu', (cell) => cell.cpu);
+  groups.each(function (cell) {
+    const queued = queues[cell.cpu] ?? [];
+    const waiting = Math.max(queued.length, waitingOn(view, cell.cpu));
+    const room = Math.max(0, Math.floor((cell.width - 22 + CHIP_GAP) / (CHIP + CHIP_GAP)));
+    const shown = queued.slice(0, waiting > room ? Math.max(0, room - 1) : room);
+    const group = select(this);
+    group
+      .selectAll<SVGRectElement, number>('rect.queued')
+      .data(shown)
+      .join('rect')
+      .attr('class', 'queued')
+      .attr('data-pid', (pid) => pid)
+      .attr('x', (_, index) => cell.x + cell.width - 4 - (index + 1) * (CHIP + CHIP_GAP) + CHIP_GAP)
+      .attr('y', cell.y + 4)
+      .attr('width', CHIP)
+      .attr('height', CHIP)
+      .attr('rx', 2)
+      .attr('fill', (pid) => colors.fill(pid))
+      .attr('stroke', '#ffffff')
+      .attr('stroke-width', 1);
+    const more = waiting - shown.length;
+    group
+      .selectAll<SVGTextElement, number>('text.queued-more')
+      .data(more > 0 ? [more] : [])
+      .join('text')
+      .attr('class', 'queued-more')
+      .attr('x', cell.x + cell.width - 4 - shown.length * (CHIP + CHIP_GAP) - 2)
+      .attr('y', cell.y + 4 + CHIP - 2)
+      .text((count) => `+${count}`);
+  });
 }
 
 /** A lane's rim: grey when its lock is quiet, orange as it heats up. */

@@ -41,6 +41,16 @@ impl Simulator {
         }
     }
 
+    /// The tasks queued on `cpu`'s runqueue, the next to run first (vruntime order),
+    /// at most `max` of them.
+    pub fn cpu_queue(&self, cpu: usize, max: usize) -> impl Iterator<Item = u32> + '_ {
+        self.rqs[cpu]
+            .queued
+            .iter()
+            .take(max)
+            .map(|&(_, task)| self.pid_of(task))
+    }
+
     /// Throughput of each workload, in its benchmark's own unit(s).
     pub fn throughputs(&self) -> Vec<(String, Vec<Throughput>)> {
         let elapsed_s = self.now.as_ns() as f64 / 1e9;

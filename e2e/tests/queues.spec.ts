@@ -1,0 +1,30 @@
+import { expect, test } from '@playwright/test';
+import { openApp, waitIdle } from './helpers';
+
+test('on a small machine each CPU shows its queued tasks themselves, as many as wait on it', async ({ page }) => {
+  await openApp(page);
+  const slider = page.getByRole('slider', { name: 'Playhead' });
+  await slider.focus();
+  const machine = page.locator('svg[data-testid="machine"]');
+  let checked = 0;
+  // A few moments of the run: at each, every CPU's chips (and "+N") add up to the tasks waiting on it.
+  for (let moment = 0; moment < 4; moment++) {
+    await page.keyboard.press('PageUp');
+    await waitIdle(page);
+    const cpus = await machine.locator('g.cpu').evaluateAll((cells) =>
+      cells.map((cell) => ({ cpu: cell.getAttribute('data-cpu'), runnable: Number(cell.getAttribute('data-nr-running')), running: cell.getAttribute('data-pid') !== '0' })),
+    );
+    for (const cpu of cpus) {
+      const queue = machine.locator(`g.queue[data-cpu="${cpu.cpu}"]`);
+      const chips = await queue.locator('rect.queued').count();
+      const more = Number((await queue.locator('text.queued-more').allTextContents())[0]?.replace('+', '') ?? 0);
+      expect(chips + more, `CPU ${cpu.cpu}`).toBe(Math.max(0, cpu.runnable - (cpu.running ? 1 : 0)));
+      checked += chips;
+    }
+  }
+  // teaching-small runs 12 threads on 8 CPUs: some wait.
+  expect(checked).toBeGreaterThan(0);
+  // Each chip is a task's, in its colour.
+  const chip = machine.locator('rect.queued').first();
+  if ((await chip.count()) > 0) await expect(chip).toHaveAttribute('data-pid', /^\d+$/);
+});
