@@ -51,6 +51,30 @@ const publishIdle = () => {
   document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
 };
 store.subscribe(publishIdle);
+
+// The theme: the one chosen last on this browser, else the system's; kept on change.
+const THEME_KEY = 'schedlab.theme';
+const savedTheme = (() => {
+  try {
+    return window.localStorage.getItem(THEME_KEY);
+  } catch {
+    return null;
+  }
+})();
+store.set({ theme: savedTheme === 'dark' || savedTheme === 'light' ? savedTheme : window.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light' });
+let shownTheme = '';
+store.subscribe(() => {
+  const { theme } = store.get();
+  if (theme === shownTheme) return;
+  shownTheme = theme;
+  document.documentElement.dataset.theme = theme;
+  try {
+    window.localStorage.setItem(THEME_KEY, theme);
+  } catch {
+    // Storage refused: the theme lasts for this page only.
+  }
+});
+document.documentElement.dataset.theme = store.get().theme;
 compare.state.subscribe(publishIdle);
 
 const root = document.getElementById('root');

@@ -34,6 +34,7 @@ export function createActions(controller: Controller, store: AppStore): readonly
       perform: () => controller.setSpeed(Math.max(0, store.get().speedIndex - 1)),
     },
     { id: 'presenter', name: 'Presenter mode on or off', keys: ['p'], perform: () => store.set({ presenter: !store.get().presenter }) },
+    { id: 'theme', name: 'Light or dark theme', keys: ['t'], perform: () => store.set({ theme: store.get().theme === 'dark' ? 'light' : 'dark' }) },
     { id: 'shortcuts', name: 'Show or hide these shortcuts', keys: ['?'], perform: () => store.set({ shortcutsOpen: !store.get().shortcutsOpen }) },
   ];
 }

@@ -4,7 +4,7 @@ import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
 import { followView, panView, visibleRange, zoomView, type TimelineView } from '../store/timeline';
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
-import { AXIS_PX, BUSY_FILL, drawTimeline, hitTest, timelineGeometry, type DrawStats } from '../render/timeline';
+import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
 import { asContext, SvgRecorder } from '../render/svgContext';
 import { formatCount, formatDuration, formatTraceTime } from '../base/format';
@@ -62,6 +62,8 @@ export function Timeline({
   const slices = useAppState(store, (s) => s.slices);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
   const selectedPid = useAppState(store, (s) => s.selection?.pid);
+  const theme = useAppState(store, (s) => s.theme);
+  const palette = theme === 'dark' ? DARK_PALETTE : LIGHT_PALETTE;
   // The view belongs to one run: a new run starts followed.
   const ownView = useAppState(store, (s) => s.timelineView);
   const setOwnView = useCallback((next: TimelineView) => controller.setTimelineView(next), [controller]);
@@ -113,6 +115,7 @@ export function Timeline({
         colors,
         comm: (pid) => comms.get(pid),
         selectedPid,
+        palette,
       });
       onDrawn?.(stats);
     };
@@ -120,7 +123,7 @@ export function Timeline({
       pending.current = undefined;
       latest.current?.();
     });
-  }, [geometry, scrollTop, t0, t1, frame, nowNs, slices, colors, comms, selectedPid, onDrawn, canvasRef]);
+  }, [geometry, scrollTop, t0, t1, frame, nowNs, slices, colors, comms, selectedPid, palette, onDrawn, canvasRef]);
   useEffect(
     () => () => {
       if (pending.current !== undefined) cancelAnimationFrame(pending.current);
@@ -134,10 +137,10 @@ export function Timeline({
     svgExportRef.current = () => {
       const full = { ...geometry, viewHeight: geometry.contentHeight };
       const recorder = new SvgRecorder(full.width, full.contentHeight);
-      drawTimeline(asContext(recorder), { geometry: full, scrollTop: 0, t0, t1, nowNs: simTimeNs(nowNs), slices, colors, comm: (pid) => comms.get(pid), selectedPid });
+      drawTimeline(asContext(recorder), { geometry: full, scrollTop: 0, t0, t1, nowNs: simTimeNs(nowNs), slices, colors, comm: (pid) => comms.get(pid), selectedPid, palette });
       return recorder.toSvg();
     };
-  }, [svgExportRef, geometry, t0, t1, nowNs, frame, slices, colors, comms, selectedPid]);
+  }, [svgExportRef, geometry, t0, t1, nowNs, frame, slices, colors, comms, selectedPid, palette]);
 
   // The wheel zooms around the pointer (a non-passive listener, so the page does not scroll).
   const wheelState = useRef({ view, nowNs, speedFactor, geometry });

@@ -29,6 +29,7 @@ export function Toolbar({
   const canRun = status === 'ready' && !frame?.finished;
   const nextKind = useAppState(store, (s) => s.nextDecision);
   const presenter = useAppState(store, (s) => s.presenter);
+  const theme = useAppState(store, (s) => s.theme);
   const setNextKind = (kind: DecisionKind) => store.set({ nextDecision: kind });
 
   return (
@@ -128,6 +129,14 @@ export function Toolbar({
           title="Large type and high contrast for a projector, with fewer panels (p)"
         >
           Presenter mode
+        </button>
+        <button
+          type="button"
+          aria-pressed={theme === 'dark'}
+          onClick={() => store.set({ theme: theme === 'dark' ? 'light' : 'dark' })}
+          title="Light or dark colours (t)"
+        >
+          Dark theme
         </button>
         <CompareButton store={store} session={compare} />
         <ShareButton store={store} compare={compare} />

@@ -112,7 +112,22 @@ export function timeTicks(t0: number, t1: number, plotWidth: number): Tick[] {
   return ticks;
 }
 
+/** The timeline's own colours (the page's theme): lane stripes, gutter, axis, text, the selected run's outline. */
+export interface TimelinePalette {
+  readonly laneA: string;
+  readonly laneB: string;
+  readonly gutter: string;
+  readonly axisLine: string;
+  readonly text: string;
+  readonly selected: string;
+}
+
+export const LIGHT_PALETTE: TimelinePalette = { laneA: '#f8fafc', laneB: '#eef2f6', gutter: '#ffffff', axisLine: '#9aa5b1', text: '#334e68', selected: SELECTED_STROKE };
+export const DARK_PALETTE: TimelinePalette = { laneA: '#1c2733', laneB: '#243240', gutter: '#151e27', axisLine: '#829ab1', text: '#d9e2ec', selected: '#f0f4f8' };
+
 export interface TimelineFrame {
+  /** The colours to draw with; the light ones by default. */
+  readonly palette?: TimelinePalette;
   readonly geometry: TimelineGeometry;
   readonly scrollTop: number;
   readonly t0: number;
@@ -135,6 +150,7 @@ export interface DrawStats {
 /** Paints one frame of the timeline into `ctx`, whose transform maps CSS pixels. */
 export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame): DrawStats {
   const { geometry, scrollTop, t0, t1, slices } = frame;
+  const palette = frame.palette ?? LIGHT_PALETTE;
   const { laneHeight, plotLeft, plotWidth, width, viewHeight } = geometry;
   const pixelNs = (t1 - t0) / plotWidth;
   const xOf = (timeNs: number) => plotLeft + ((timeNs - t0) / (t1 - t0)) * plotWidth;
@@ -157,7 +173,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
   for (let lane = first; lane <= last; lane++) {
     const top = laneTop(lane);
     // Alternate lane backgrounds, so a row can be followed across the plot.
-    ctx.fillStyle = lane % 2 === 0 ? '#f8fafc' : '#eef2f6';
+    ctx.fillStyle = lane % 2 === 0 ? palette.laneA : palette.laneB;
     ctx.fillRect(plotLeft, top, plotWidth, barHeight);
     for (const span of slices.slicesIn(cpuId(lane), t0, t1, pixelNs)) {
       const x0 = xOf(span.start);
@@ -177,7 +193,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
           ctx.setLineDash([]);
         }
         if (span.pid === frame.selectedPid) {
-          ctx.strokeStyle = SELECTED_STROKE;
+          ctx.strokeStyle = palette.selected;
           ctx.lineWidth = 2;
           ctx.strokeRect(x0 + 1, top + 1, Math.max(1, x1 - x0 - 2), Math.max(1, barHeight - 2));
         }
@@ -206,9 +222,9 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
   ctx.restore();
 
   // Lane labels on a white gutter.
-  ctx.fillStyle = '#ffffff';
+  ctx.fillStyle = palette.gutter;
   ctx.fillRect(0, AXIS_PX, plotLeft - 2, viewHeight - AXIS_PX);
-  ctx.fillStyle = '#334e68';
+  ctx.fillStyle = palette.text;
   ctx.textAlign = 'right';
   for (let lane = first; lane <= last; lane++) {
     if (lane % geometry.labelEvery !== 0) continue;
@@ -221,15 +237,15 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
   }
 
   // The axis.
-  ctx.fillStyle = '#ffffff';
+  ctx.fillStyle = palette.gutter;
   ctx.fillRect(0, 0, width, AXIS_PX);
-  ctx.strokeStyle = '#9aa5b1';
+  ctx.strokeStyle = palette.axisLine;
   ctx.lineWidth = 1;
   ctx.beginPath();
   ctx.moveTo(plotLeft, AXIS_PX - 0.5);
   ctx.lineTo(plotLeft + plotWidth, AXIS_PX - 0.5);
   ctx.stroke();
-  ctx.fillStyle = '#334e68';
+  ctx.fillStyle = palette.text;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'alphabetic';
   for (const tick of timeTicks(t0, t1, plotWidth)) {

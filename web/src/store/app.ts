@@ -98,6 +98,8 @@ export interface AppState {
   readonly nextDecision: 'wakeup' | 'migration' | 'pull';
   /** The keyboard shortcuts overlay is open. */
   readonly shortcutsOpen: boolean;
+  /** The colour theme; the page's `data-theme` follows it. */
+  readonly theme: 'light' | 'dark';
   /** The CPU clicked on the machine, for the Inspector's CPU view; undefined when none. */
   readonly cpuSelection: number | undefined;
   /** Presenter mode: large type, high contrast, only the machine, the charts, the timeline and the inspector. */
@@ -132,6 +134,7 @@ export const initialState: AppState = {
   shortcutsOpen: false,
   presenter: false,
   cpuSelection: undefined,
+  theme: 'light',
 };
 
 export function createAppStore() {

@@ -18,7 +18,7 @@ export interface CompareState {
   /** Which run the Policy panel edits. */
   readonly editing: Side;
   /** Both runs' summaries (`run --json`), read at `atNs` on both; undefined until read. */
-  readonly summaries: { readonly a: JsonValue; readonly b: JsonValue; readonly atNs: number } | undefined;
+  readonly summaries: { readonly a: JsonValue; readonly b: JsonValue; readonly atNs: number; readonly standing: string } | undefined;
   /** Why B could not run as asked (it then runs with A's settings). */
   readonly problems: readonly ScenarioProblem[];
 }
@@ -103,7 +103,7 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
     const parsedA = parseScenarioValue(a);
     const parsedB = parseScenarioValue(b);
     if (parsedA === undefined || parsedB === undefined) return;
-    state.set({ summaries: { a: parsedA, b: parsedB, atNs: storeA.get().frame?.nowNs ?? 0 } });
+    state.set({ summaries: { a: parsedA, b: parsedB, atNs: storeA.get().frame?.nowNs ?? 0, standing: key } });
   }
 
   /** One step towards B standing where A stands; true when it did something (look again). */
@@ -181,6 +181,8 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
       if (!side) {
         side = makeSide();
         side.store.subscribe(onChange);
+        // Any change of B (busy with a re-run, say) may change whether the pair is settled: say so at once.
+        side.store.subscribe(publish);
       }
       const a = storeA.get();
       summaryKey = '';
@@ -219,7 +221,8 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
       const aNow = a.frame?.nowNs ?? 0;
       const bNow = b.frame?.nowNs ?? 0;
       const caughtUp = bNow === aNow || (b.frame?.finished ?? false);
-      return caughtUp && compare.summaries?.atNs === aNow;
+      // The summaries must be of these very runs at this time (a re-run of B at the same time is another run).
+      return caughtUp && compare.summaries?.atNs === aNow && compare.summaries.standing === standing();
     },
   };
   return session;

@@ -310,7 +310,10 @@ export function createController(store: AppStore, engine: EngineClient): Control
           if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
           const needEvents = playhead.events !== undefined && frame.events < playhead.events;
           if (!needEvents && frame.nowNs >= playhead.timeNs) return;
-          const next = await engine.seek(needEvents ? playhead.events : undefined, playhead.timeNs, MAX_EVENTS_PER_FRAME);
+          // In steps of a 150th of the way (as playing would), so the charts over time get their samples.
+          const stepNs = Math.max(10_000, playhead.timeNs / 150);
+          const towards = needEvents ? playhead.timeNs : Math.min(playhead.timeNs, frame.nowNs + stepNs);
+          const next = await engine.seek(needEvents ? playhead.events : undefined, towards, MAX_EVENTS_PER_FRAME);
           if (store.get().slices !== run) return;
           applyFrame(next);
           // No progress (nothing left before the target): done.

@@ -1,0 +1,34 @@
+import { expect, test } from '@playwright/test';
+import { openApp } from './helpers';
+
+/** A colour's luminance, 0 (black) to 1 (white). */
+function luminance(color: string): number {
+  const [r = 0, g = 0, b = 0] = (color.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}
+
+test('the dark theme: light text on dark panels, kept across a reload, and the timeline drawn dark', async ({ page }) => {
+  await openApp(page);
+  const button = page.getByRole('button', { name: 'Dark theme' });
+  await button.click();
+  await expect(button).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const panel = page.getByRole('region', { name: 'Policy' });
+  const colors = await panel.evaluate((element) => ({ background: getComputedStyle(element).backgroundColor, text: getComputedStyle(element.querySelector('p') ?? element).color }));
+  expect(luminance(colors.background)).toBeLessThan(0.2);
+  expect(luminance(colors.text)).toBeGreaterThan(0.6);
+  // The event log's lines stay readable: light on dark.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  const payload = page.getByRole('list', { name: 'Recent scheduler events' }).locator('.ev-payload').first();
+  expect(luminance(await payload.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.5);
+  // The timeline's canvas: its gutter is dark.
+  const gutter = await page.getByTestId('timeline-canvas').evaluate((canvas) => {
+    const data = (canvas as HTMLCanvasElement).getContext('2d')?.getImageData(2, 2, 1, 1).data;
+    return data ? `rgb(${data[0]}, ${data[1]}, ${data[2]})` : '';
+  });
+  expect(luminance(gutter)).toBeLessThan(0.2);
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.keyboard.press('t');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
