@@ -37,6 +37,6 @@ test('the event log filters by event, CPU and pid, and pages back through the wh
 
   // A bad CPU is said, and the field keeps what was typed.
   await filter.getByRole('textbox', { name: 'CPU' }).fill('9');
-  await expect(page.getByRole('region', { name: 'Scheduler events' }).getByRole('alert')).toContainText('this machine has CPUs 0 to 7, not 9');
+  await expect(page.getByRole('region', { name: 'Event log' }).getByRole('alert')).toContainText('this machine has CPUs 0 to 7, not 9');
   await expect(filter.getByRole('textbox', { name: 'CPU' })).toHaveValue('9');
 });

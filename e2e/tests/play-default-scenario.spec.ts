@@ -4,6 +4,13 @@ import { cpuPids, eventCount, openApp, waitIdle } from './helpers';
 test('the default scenario plays: CPUs change and the latency table fills', async ({ page }) => {
   await openApp(page);
   await expect(page.getByRole('heading', { name: 'teaching-small: 8 CPUs' })).toBeVisible();
+  // The main parts, by the names screen readers and tests find them by.
+  for (const region of ['Machine', 'Timeline', 'Inspector', 'Charts', 'Event log', 'Policy', 'Sweep', 'Replay']) {
+    await expect(page.getByRole('region', { name: region, exact: true })).toBeVisible();
+  }
+  for (const button of ['Play', 'Step', 'Reset', 'Presenter mode', 'Compare', 'Share link', 'Export']) {
+    await expect(page.getByRole('button', { name: button, exact: true })).toBeVisible();
+  }
   await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);
   await expect(page.getByTestId('latency-samples')).toHaveText('0');
   const before = await cpuPids(page);

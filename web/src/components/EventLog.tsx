@@ -70,7 +70,7 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
   const shown = live ? trace.slice(-SHOWN).reverse() : page.kind === 'search' ? page.lines : [];
 
   return (
-    <section className="panel log" aria-labelledby="log-title">
+    <section className="panel log" aria-label="Event log" aria-describedby="log-title">
       <h2 id="log-title">Scheduler events</h2>
       <div className="log-filter" role="group" aria-label="Filter events">
         <label>

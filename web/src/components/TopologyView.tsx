@@ -79,7 +79,7 @@ export function TopologyView({
   );
 
   return (
-    <section className="panel machine" aria-labelledby={titleId} data-run={run}>
+    <section className="panel machine" aria-label={run ? `Machine ${run}` : 'Machine'} aria-describedby={titleId} data-run={run}>
       <h2 id={titleId}>
         {run && <span className="run-tag">{run}</span>}
         {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} CPUs` : 'Machine'}
