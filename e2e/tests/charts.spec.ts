@@ -30,4 +30,9 @@ test('the charts draw the run over time as it plays: latency, utilisation and th
   const label = (await charts.getByTestId('latency-chart').getByRole('img').getAttribute('aria-label')) ?? '';
   expect(Math.round(Number(/p99 ([\d.]+) us/.exec(label)?.[1]))).toBe(Math.round(p99));
   await expect(charts.getByTestId('utilisation-chart').getByRole('img')).toHaveAttribute('aria-label', /busy \d+\.\d %/);
+  // The histogram counts every wakeup the latency table counts, and its CDF ends at 100 %.
+  const counts = await charts.getByTestId('latency-histogram').locator('rect.hist-bar').evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('data-count'))));
+  const samples = Number((await page.getByTestId('latency-samples').textContent())?.replace(/,/g, ''));
+  expect(counts.reduce((sum, count) => sum + count, 0)).toBe(samples);
+  await expect(charts.getByTestId('latency-histogram').locator('path.cdf')).toHaveAttribute('d', /^M/);
 });

@@ -82,6 +82,24 @@ impl Metrics {
         self.wakeup_latency.saturating_record(latency_ns);
     }
 
+    /// The wakeup latencies as a histogram in powers of two from 1 us: per bucket its
+    /// upper bound in ns and its count, up to the highest non-empty bucket.
+    pub fn latency_histogram(&self) -> Vec<(u64, u64)> {
+        let histogram = &self.wakeup_latency;
+        if histogram.is_empty() {
+            return Vec::new();
+        }
+        histogram
+            .iter_log(1_000, 2.0)
+            .map(|bucket| {
+                (
+                    bucket.value_iterated_to(),
+                    bucket.count_since_last_iteration(),
+                )
+            })
+            .collect()
+    }
+
     pub fn latency_percentiles(&self) -> LatencyPercentiles {
         let histogram = &self.wakeup_latency;
         let at = |quantile: f64| {
@@ -209,5 +227,33 @@ impl RunSummary {
             self.wakeup_latency_us.max.round() as u64
         ));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Metrics;
+
+    #[test]
+    fn the_latency_histogram_counts_every_wakeup_in_powers_of_two_from_one_microsecond() {
+        let mut metrics = Metrics::new(1, 1);
+        assert!(metrics.latency_histogram().is_empty());
+        for latency_ns in [500, 900, 1_500, 3_000, 3_500, 70_000] {
+            metrics.record_latency(latency_ns);
+        }
+        let buckets = metrics.latency_histogram();
+        // Every sample in exactly one bucket, the bounds doubling from 1 us.
+        assert_eq!(buckets.iter().map(|&(_, count)| count).sum::<u64>(), 6);
+        assert!(buckets.windows(2).all(|pair| pair[1].0 > pair[0].0));
+        let count_up_to = |bound_ns: u64| {
+            buckets
+                .iter()
+                .filter(|&&(upper, _)| upper <= bound_ns + bound_ns / 100)
+                .map(|&(_, count)| count)
+                .sum::<u64>()
+        };
+        assert_eq!(count_up_to(1_000), 2);
+        assert_eq!(count_up_to(4_000), 5);
+        assert!(buckets.last().is_some_and(|&(upper, _)| upper >= 70_000));
     }
 }

@@ -307,6 +307,16 @@ impl SimHandle {
         self.sim.busy_ns().into_iter().map(|ns| ns as f64).collect()
     }
 
+    /// The wakeup latencies in powers of two from 1 us: `[upper_us, count, ...]`.
+    pub fn latency_histogram(&self) -> Vec<f64> {
+        self.sim
+            .metrics
+            .latency_histogram()
+            .into_iter()
+            .flat_map(|(upper_ns, count)| [upper_ns as f64 / 1_000.0, count as f64])
+            .collect()
+    }
+
     /// `[p50, p75, p90, p95, p99, p99.5, p99.9, min, max, samples]`, microseconds.
     pub fn latency(&self) -> Vec<f64> {
         let percentiles = self.sim.metrics.latency_percentiles();

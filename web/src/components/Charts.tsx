@@ -11,6 +11,7 @@ import { DISTANCE_COLOR } from '../render/motion';
 import { DISTANCE_LABEL, DISTANCES, type Distance } from '../store/motion';
 import type { HistoryPoint } from '../store/history';
 import { unreachable } from '../base/types';
+import { bucketLabel, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../render/histogram';
 
 /**
  * The Charts region: the run's figures over simulated time, from the start to the
@@ -42,6 +43,7 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
           ]}
           latest={last ? `p50 ${last.p50Us.toFixed(1)} us, p99 ${last.p99Us.toFixed(1)} us` : 'no wakeup yet'}
         />
+        <LatencyHistogram flat={frame.latencyHistogram} />
         <HistoryChart
           title="Utilisation and idle while runnable"
           testId="utilisation-chart"
@@ -81,6 +83,45 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
       </div>
       {power && series && <FrequencyChart power={power} series={series} frame={frame} svgRef={svgRef} />}
     </section>
+  );
+}
+
+/** How long wakeups waited, so far: a bar a power-of-two bucket, and the cumulative share. */
+function LatencyHistogram({ flat }: { flat: Float64Array }) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const svgRef = useRef<SVGSVGElement>(null);
+  const width = useElementWidth(hostRef, 400);
+  const buckets = bucketsOf(flat);
+  useEffect(() => {
+    if (svgRef.current) drawHistogram(svgRef.current, bucketsOf(flat), width);
+  }, [flat, width]);
+  const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  const description =
+    total === 0
+      ? 'no wakeup yet'
+      : buckets
+          .filter((bucket) => bucket.count > 0)
+          .map((bucket) => `${bucket.count} up to ${bucketLabel(bucket.upperUs)}`)
+          .join(', ');
+  return (
+    <figure className="chart" data-testid="latency-histogram">
+      <figcaption className="chart-head">
+        <h3>Wakeup latency histogram</h3>
+        <ul className="legend chart-legend">
+          <li>
+            <span className="swatch" style={{ background: '#4a78a8' }} />
+            wakeups per bucket
+          </li>
+          <li>
+            <span className="swatch line" style={{ background: '#c53030' }} />
+            share up to it (right axis)
+          </li>
+        </ul>
+      </figcaption>
+      <div ref={hostRef} className="chart-host">
+        <svg ref={svgRef} role="img" aria-label={`Wakeup latency histogram: ${description}`} height={HISTOGRAM_CHART.height} />
+      </div>
+    </figure>
   );
 }
 

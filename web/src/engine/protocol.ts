@@ -184,6 +184,8 @@ export interface Frame {
   readonly busyNs: Float64Array;
   /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples. */
   readonly latency: Float64Array;
+  /** The wakeup latencies so far in powers of two from 1 us: `[upper_us, count, ...]` (the bridge's `latency_histogram`). */
+  readonly latencyHistogram: Float64Array;
   /** See `Counter` for the index of each figure. */
   readonly counters: Float64Array;
   /** Per workload, its headline figures so far (the bridge's `throughputs_json`). */

@@ -1,0 +1,91 @@
+/**
+ * The wakeup latency histogram: a bar a power-of-two bucket from 1 us (how many
+ * wakeups waited up to that long), and the cumulative share as a line on its own
+ * axis (the CDF), so the tail reads at a glance. D3 into an SVG, no React.
+ */
+import { line, scaleBand, scaleLinear, select } from 'd3';
+import { chartLayer, drawXAxisLine, drawYGrid } from './axes';
+
+export const HISTOGRAM_CHART = { height: 160, left: 64, right: 44, top: 10, bottom: 30 } as const;
+
+export interface Bucket {
+  readonly upperUs: number;
+  readonly count: number;
+}
+
+/** The flat `[upper_us, count, ...]` pairs as buckets. */
+export function bucketsOf(flat: Float64Array): readonly Bucket[] {
+  const buckets: Bucket[] = [];
+  for (let index = 0; index + 1 < flat.length; index += 2) buckets.push({ upperUs: flat[index] ?? 0, count: flat[index + 1] ?? 0 });
+  return buckets;
+}
+
+/** A bucket's label: `1 us`, `512 us`, `2 ms`. */
+export function bucketLabel(upperUs: number): string {
+  return upperUs >= 1000 ? `${Math.round(upperUs / 1000)} ms` : `${Math.round(upperUs)} us`;
+}
+
+export function drawHistogram(svgElement: SVGSVGElement, buckets: readonly Bucket[], width: number): void {
+  const C = HISTOGRAM_CHART;
+  const height = C.height;
+  const svg = select(svgElement).attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
+  const plotRight = width - C.right;
+  const plotBottom = height - C.bottom;
+  const box = { left: C.left, right: plotRight, bottom: plotBottom };
+  const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  const x = scaleBand<number>()
+    .domain(buckets.map((_, index) => index))
+    .range([C.left, plotRight])
+    .padding(0.15);
+  const y = scaleLinear()
+    .domain([0, Math.max(1, ...buckets.map((bucket) => bucket.count))])
+    .nice(4)
+    .range([plotBottom, C.top]);
+  const share = scaleLinear().domain([0, 100]).range([plotBottom, C.top]);
+  const grid = chartLayer(svg, 'hist-grid');
+  const axis = chartLayer(svg, 'hist-axis');
+  const bars = chartLayer(svg, 'hist-bars');
+  drawYGrid(grid, axis, box, y.ticks(4), y, (value) => String(value));
+  drawXAxisLine(axis, box);
+  // Every other bucket's label, so they never overlap.
+  const every = Math.max(1, Math.ceil(buckets.length / Math.max(1, Math.floor((plotRight - C.left) / 56))));
+  axis
+    .selectAll<SVGTextElement, number>('text.x-tick')
+    .data(buckets.map((_, index) => index).filter((index) => index % every === 0))
+    .join('text')
+    .attr('class', 'x-tick')
+    .attr('x', (index) => (x(index) ?? 0) + x.bandwidth() / 2)
+    .attr('y', plotBottom + 18)
+    .text((index) => bucketLabel(buckets[index]?.upperUs ?? 0));
+  axis
+    .selectAll<SVGTextElement, number>('text.cdf-tick')
+    .data([0, 50, 100])
+    .join('text')
+    .attr('class', 'cdf-tick')
+    .attr('x', plotRight + 6)
+    .attr('y', (value) => share(value))
+    .text((value) => `${value}%`);
+  bars
+    .selectAll<SVGRectElement, Bucket>('rect.hist-bar')
+    .data(buckets)
+    .join('rect')
+    .attr('class', 'hist-bar')
+    .attr('data-upper-us', (bucket) => bucket.upperUs)
+    .attr('data-count', (bucket) => bucket.count)
+    .attr('x', (_, index) => x(index) ?? 0)
+    .attr('width', x.bandwidth())
+    .attr('y', (bucket) => y(bucket.count))
+    .attr('height', (bucket) => plotBottom - y(bucket.count));
+  let running = 0;
+  const cumulative = buckets.map((bucket, index) => {
+    running += bucket.count;
+    return [(x(index) ?? 0) + x.bandwidth(), total > 0 ? (100 * running) / total : 0] as const;
+  });
+  bars
+    .selectAll<SVGPathElement, number>('path.cdf')
+    .data([0])
+    .join('path')
+    .attr('class', 'cdf')
+    .attr('fill', 'none')
+    .attr('d', line<readonly [number, number]>().x(([px]) => px).y(([, value]) => share(value))(cumulative as [number, number][]) ?? '');
+}
