@@ -79,6 +79,10 @@ enum Command {
         /// How many timed runs.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Print `{"scenario", "cpus", "events", "events_per_s": {"median", "min",
+        /// "max"}, "runs", "trace_hash"}` as JSON instead of a line of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Run a scenario over a grid of settings and seeds, in parallel, and report
     /// each point's median (min..max) over seeds.
@@ -125,7 +129,8 @@ fn main() -> ExitCode {
             scenario,
             set,
             repeat,
-        } => bench(&scenario, &set, repeat),
+            json,
+        } => bench(&scenario, &set, repeat, json),
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Explain(args) => explain::explain(&args),
         Command::Replay(args) => replay::replay(&args),
@@ -361,7 +366,7 @@ fn write_trace(sim: &Simulator, out: &Path, reasons: bool) -> Result<(), String>
     writer.flush().map_err(write_error)
 }
 
-fn bench(name: &str, set: &[String], repeat: u32) -> Result<(), String> {
+fn bench(name: &str, set: &[String], repeat: u32, json: bool) -> Result<(), String> {
     let (_, scenario) = load(name, None, set)?;
     let mut rates = Vec::new();
     let mut events = 0;
@@ -378,9 +383,27 @@ fn bench(name: &str, set: &[String], repeat: u32) -> Result<(), String> {
     }
     rates.sort_by(|a, b| a.total_cmp(b));
     let median = rates[rates.len() / 2];
+    let cpus = Simulator::new(&scenario)
+        .map(|sim| sim.topology.n_cpus())
+        .unwrap_or(0);
+    if json {
+        let document = serde_json::json!({
+            "scenario": name,
+            "cpus": cpus,
+            "events": events,
+            "events_per_s": {"median": median, "min": rates[0], "max": rates[rates.len() - 1]},
+            "runs": rates.len(),
+            "trace_hash": hash,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&document).expect("JSON values serialise")
+        );
+        return Ok(());
+    }
     println!(
         "{name}: {} CPUs, {events} events, {:.2} M events/s (median of {}; min {:.2}, max {:.2}), trace hash {hash}",
-        Simulator::new(&scenario).map(|sim| sim.topology.n_cpus()).unwrap_or(0),
+        cpus,
         median / 1e6,
         rates.len(),
         rates[0] / 1e6,

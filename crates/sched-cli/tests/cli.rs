@@ -311,3 +311,30 @@ fn the_trace_shows_cfs_throttling_of_a_cgroup_tree() {
         .lines()
         .any(|line| line.contains("schedlab_cfs_unthrottle: cgroup=/")));
 }
+
+#[test]
+fn bench_prints_its_figures_as_json() {
+    let (ok, stdout, stderr) = schedlab(&[
+        "bench",
+        "teaching-small",
+        "--set",
+        "duration_ms=50",
+        "--repeat",
+        "3",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints JSON");
+    assert_eq!(value["scenario"], "teaching-small");
+    assert_eq!(value["cpus"], 8);
+    assert_eq!(value["runs"], 3);
+    assert!(value["events"].as_u64().is_some_and(|events| events > 0));
+    let rate = &value["events_per_s"];
+    let (min, median, max) = (
+        rate["min"].as_f64().unwrap(),
+        rate["median"].as_f64().unwrap(),
+        rate["max"].as_f64().unwrap(),
+    );
+    assert!(min > 0.0 && min <= median && median <= max, "{rate}");
+    assert_eq!(value["trace_hash"].as_str().map(str::len), Some(16));
+}
