@@ -2,12 +2,12 @@
 
 mod common;
 
-use common::schedlab;
+use common::{schedlab, unique_temp};
 
 /// Runs `schedlab ARGS --trace-out TMP [EXTRA]`, asserts success, and returns its
 /// stdout and the written trace.
 fn run_with_trace(name: &str, args: &[&str], extra: &[&str]) -> (String, String) {
-    let out = std::env::temp_dir().join(format!("schedlab-{name}-{}", std::process::id()));
+    let out = unique_temp(name);
     let out_str = out.to_string_lossy().into_owned();
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--trace-out", out_str.as_str()]);

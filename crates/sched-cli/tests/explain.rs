@@ -3,12 +3,12 @@
 
 mod common;
 
-use common::schedlab;
+use common::{schedlab, unique_temp};
 
 /// The event lines of `schedlab run SCENARIO --trace-out FILE --reasons ARGS`,
 /// header lines dropped: line N is record N.
 fn trace_lines(name: &str, args: &[&str]) -> Vec<String> {
-    let out = std::env::temp_dir().join(format!("schedlab-explain-{name}-{}", std::process::id()));
+    let out = unique_temp(name);
     let out_str = out.to_string_lossy().into_owned();
     let mut all = vec!["run", name, "--trace-out", out_str.as_str(), "--reasons"];
     all.extend(args);

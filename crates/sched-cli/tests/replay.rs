@@ -1,5 +1,7 @@
 //! `schedlab replay`, run as a user would: files, standard input, gzip, garbage.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -44,7 +46,7 @@ fn json(args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
 }
 
 fn temp_path(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("schedlab-replay-{}-{name}", std::process::id()))
+    common::unique_temp(name)
 }
 
 #[test]
