@@ -1,18 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
-
-/** Picks an Export menu item and returns the file it downloads. */
-async function exportFile(page: Page, item: string): Promise<{ name: string; bytes: Buffer }> {
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
-  const menu = page.getByRole('menu', { name: 'Export' });
-  const downloading = page.waitForEvent('download');
-  await menu.getByRole('menuitem', { name: item }).click();
-  const download = await downloading;
-  const path = await download.path();
-  await expect(menu).toHaveCount(0);
-  return { name: download.suggestedFilename(), bytes: await readFile(path) };
-}
+import { expect, test } from '@playwright/test';
+import { exportFile, openApp, waitIdle } from './helpers';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 

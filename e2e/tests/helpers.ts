@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect, type Page } from '@playwright/test';
 
 declare global {
@@ -33,4 +34,16 @@ export async function cpuPids(page: Page): Promise<string[]> {
 
 export async function eventCount(page: Page): Promise<number> {
   return page.evaluate(() => window.__schedlab?.events ?? -1);
+}
+
+/** Picks an Export menu item and returns the file it downloads. */
+export async function exportFile(page: Page, item: string): Promise<{ name: string; bytes: Buffer }> {
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const menu = page.getByRole('menu', { name: 'Export' });
+  const downloading = page.waitForEvent('download');
+  await menu.getByRole('menuitem', { name: item }).click();
+  const download = await downloading;
+  const path = await download.path();
+  await expect(menu).toHaveCount(0);
+  return { name: download.suggestedFilename(), bytes: await readFile(path) };
 }

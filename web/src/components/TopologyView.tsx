@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useRef, type RefObject } from 'react';
+import { useEffect, useId, useMemo, useRef, type MouseEvent, type RefObject } from 'react';
 import { SPEEDS } from '../store/app';
 import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView } from '../store/motion';
 import { DISTANCE_COLOR, drawMotions } from '../render/motion';
@@ -6,7 +6,8 @@ import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
 import { useElementWidth } from './useElementWidth';
 import { computeLayout } from '../render/layout';
-import { drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
+import { canvasCellTitle, drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
+import { cellAt, cellsOnCanvas, DARK_CELLS, LIGHT_CELLS } from '../render/cellsCanvas';
 import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
 import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
@@ -34,6 +35,7 @@ export function TopologyView({
   const inspection = useAppState(store, (s) => s.inspection);
   const contention = useAppState(store, (s) => s.shardLockContention);
   const shardContentions = useAppState(store, (s) => s.shardContentions);
+  const theme = useAppState(store, (s) => s.theme);
   const hostRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(hostRef);
 
@@ -66,10 +68,17 @@ export function TopologyView({
 
   useEffect(() => {
     if (svgRef.current && layout && frame) {
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView);
+      const cells = theme === 'dark' ? DARK_CELLS : LIGHT_CELLS;
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView, cells);
       if (moves) drawMotions(svgRef.current, layout, moves);
     }
-  }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves]);
+  }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves, theme]);
+
+  /** A point of the drawing in the layout's units (the SVG is drawn 1:1). */
+  const layoutPoint = (event: MouseEvent<SVGSVGElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  };
 
   // With the power model on, the jitter mark joins the power row (TurboSched's story); else the workloads'.
   const jitterLegend = (
@@ -163,6 +172,19 @@ export function TopologyView({
             const cell = (event.target as Element).closest('g.cpu');
             const cpu = Number(cell?.getAttribute('data-cpu'));
             if (cell && Number.isInteger(cpu)) onCpu?.(cpu);
+            else if (layout && cellsOnCanvas(layout.cpus.length)) {
+              // Cells painted on the canvas: find the one under the pointer.
+              const { x, y } = layoutPoint(event);
+              const hit = cellAt(layout, x, y);
+              if (hit) onCpu?.(hit.cpu);
+            }
+          }}
+          onMouseMove={(event) => {
+            if (!layout || !cellsOnCanvas(layout.cpus.length)) return;
+            const { x, y } = layoutPoint(event);
+            const title = canvasCellTitle(event.currentTarget, x, y) ?? '';
+            const canvas = event.currentTarget.querySelector('canvas.cells-canvas');
+            if (canvas instanceof HTMLCanvasElement && canvas.title !== title) canvas.title = title;
           }}
           role="img"
           aria-label={run === undefined || run === 'A' ? 'CPUs and what they run' : `CPUs and what they run, run ${run}`}

@@ -64,6 +64,12 @@ function markup(node: Node): string {
   if (node.nodeType === Node.TEXT_NODE) return escapeXml(node.textContent ?? '');
   if (node.nodeType !== Node.ELEMENT_NODE) return '';
   const element = node as Element;
+  // A canvas in the drawing (a large machine's cells) goes into the file as the image it shows.
+  const canvas = element.tagName === 'foreignObject' ? element.querySelector('canvas') : null;
+  if (canvas) {
+    const size = ['x', 'y', 'width', 'height'].map((name) => ` ${name}="${escapeXml(element.getAttribute(name) ?? '0')}"`).join('');
+    return `<image${size} preserveAspectRatio="none" href="${canvas.toDataURL('image/png')}"/>`;
+  }
   const children = Array.from(element.childNodes, (child) => markup(child)).join('');
   return `<${element.tagName}${attributesOf(element)}>${children}</${element.tagName}>`;
 }

@@ -17,6 +17,8 @@ import { coreIdleText, drawCoreIdle, drawSocketPower, ensureDeepPattern, idleCel
 import { idleLabel } from '../store/power';
 import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
+import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { cellAt, cellsOnCanvas, drawCells, LIGHT_CELLS, type CellPalette, type CellsFrame } from './cellsCanvas';
 
 /** A shard as a lane shows it: its CPUs and its queue, head (oldest) first. */
 export interface ShardLaneView {
@@ -34,12 +36,8 @@ export interface ShardView {
   readonly lockNote: string;
 }
 
-export interface CpuView {
-  readonly running: Uint32Array;
-  readonly nrRunning: Uint32Array;
-  /** Each CPU's queued tasks, the next to run first (`Frame.queues`); empty on large machines. */
-  readonly queues?: Uint32Array;
-}
+
+export { cpuMark, depthWidth, DEPTH_FULL, waitingOn, type CpuHighlight, type CpuMark, type CpuView } from './cellState';
 
 /** Each CPU's queued pids from `Frame.queues` (`[n, pid, ...]` per CPU). */
 export function parseQueues(flat: Uint32Array | undefined, nCpus: number): readonly (readonly number[])[] {
@@ -57,38 +55,10 @@ export function parseQueues(flat: Uint32Array | undefined, nCpus: number): reado
 const CHIP = 12;
 const CHIP_GAP = 3;
 
-/** The selected task's CPUs: those it may use, and the one its decision chose. */
-export interface CpuHighlight {
-  readonly allowed: ReadonlySet<number>;
-  readonly chosen: number | undefined;
-}
 
-export type CpuMark = 'none' | 'allowed' | 'not-allowed';
 
-/** How a CPU is marked for the selected task (none when no task is selected). */
-export function cpuMark(cpu: number, highlight: CpuHighlight | undefined): CpuMark {
-  if (!highlight) return 'none';
-  return highlight.allowed.has(cpu) ? 'allowed' : 'not-allowed';
-}
 
-const DEPTH_UNIT = 4;
-/** The queue depth that fills a cell's bar: beyond a step a task, the bar grows by the logarithm, so it never caps out before this. */
-export const DEPTH_FULL = 256;
 
-/**
- * The depth bar's width: a step a waiting task while the steps fit, then on a
- * logarithmic scale up to `DEPTH_FULL` waiting tasks, so a deep queue on a small
- * cell still reads deeper than a shallow one (the cell's tooltip has the count).
- */
-export function depthWidth(waiting: number, width: number): number {
-  if (waiting <= 0) return 0;
-  const linear = waiting * DEPTH_UNIT;
-  const knee = Math.min(width / 2, linear);
-  if (linear <= width / 2) return linear;
-  const steps = width / 2 / DEPTH_UNIT;
-  const share = Math.min(1, Math.log(waiting / steps) / Math.log(DEPTH_FULL / steps));
-  return knee + (width / 2) * Math.max(0, share);
-}
 /** How far the chosen CPU's ring sits outside its cell. */
 const RING = 3;
 
@@ -114,6 +84,7 @@ export function drawMachine(
   highlight?: CpuHighlight,
   shards?: ShardView,
   power?: PowerView,
+  cellPalette?: CellPalette,
 ): void {
   const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
   // One layer per kind of box, created once, so boxes entered later (after a
@@ -174,9 +145,34 @@ export function drawMachine(
     const pid = view.running[cell.cpu] ?? 0;
     return pid !== 0 && colors.jitter(pid);
   };
+  /** `; core 3 deep idle (...)` for a cell's tooltip when the power model runs. */
+  const coreNote = (cell: CpuCell) => {
+    const state = coreIdle(cell);
+    return power && state !== undefined ? `; core ${cell.core} ${idleLabel(state, power.info)}` : '';
+  };
+  // A large machine's cells are painted on a canvas (`cellsCanvas.ts`), in the same layer.
+  const onCanvas = cellsOnCanvas(layout.cpus.length);
+  drawCanvasCells(cpuLayer, layout, onCanvas, {
+    layout,
+    colors,
+    view,
+    highlight,
+    coreIdle: (core) => power?.frame.cores[core],
+    labelsIdleCore,
+    palette: cellPalette ?? LIGHT_CELLS,
+  });
+  if (onCanvas) {
+    const hover = (x: number, y: number) => {
+      const cell = cellAt(layout, x, y);
+      return cell ? cellTitle(cell, view, highlight, runsJitter(cell), coreNote(cell)) : '';
+    };
+    canvasHover.set(svg, hover);
+  } else {
+    canvasHover.delete(svg);
+  }
   cpuLayer
     .selectAll<SVGGElement, (typeof layout.cpus)[number]>('g.cpu')
-    .data(layout.cpus, (cell) => cell.cpu)
+    .data(onCanvas ? [] : layout.cpus, (cell) => cell.cpu)
     .join((enter) => {
       const group = enter.append('g').attr('class', 'cpu');
       group.append('title');
@@ -258,16 +254,7 @@ export function drawMachine(
           const pid = view.running[c.cpu] ?? 0;
           return showText && pid !== 0 ? String(pid) : '';
         });
-      group.select('title').text((c) => {
-        const pid = view.running[c.cpu] ?? 0;
-        const waiting = waitingOn(view, c.cpu);
-        const mark = cpuMark(c.cpu, highlight);
-        const note = highlight?.chosen === c.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
-        const state = coreIdle(c);
-        const core = power && state !== undefined ? `; core ${c.core} ${idleLabel(state, power.info)}` : '';
-        const jitter = runsJitter(c) ? ' (a jitter task, TurboSched)' : '';
-        return `CPU ${c.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}${jitter}`}, ${waiting} waiting${note}${core}`;
-      });
+      group.select('title').text((c) => cellTitle(c, view, highlight, runsJitter(c), coreNote(c)));
     });
 
   drawCoreIdle(coreIdleLayer, layout.cores, layout.cell, power, showText);
@@ -446,9 +433,54 @@ function drawLabelledBoxes(
     });
 }
 
-/** Tasks queued behind the running one. */
-export function waitingOn(view: CpuView, cpu: number): number {
-  const runnable = view.nrRunning[cpu] ?? 0;
-  const running = (view.running[cpu] ?? 0) !== 0 ? 1 : 0;
-  return Math.max(0, runnable - running);
+
+/** A cell's tooltip: what it runs, how many wait, how it is marked, its core's idle state. */
+export function cellTitle(cell: CpuCell, view: CpuView, highlight: CpuHighlight | undefined, jitter: boolean, coreNote: string): string {
+  const pid = view.running[cell.cpu] ?? 0;
+  const waiting = waitingOn(view, cell.cpu);
+  const mark = cpuMark(cell.cpu, highlight);
+  const note = highlight?.chosen === cell.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
+  return `CPU ${cell.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}${jitter ? ' (a jitter task, TurboSched)' : ''}`}, ${waiting} waiting${note}${coreNote}`;
+}
+
+/** Per machine drawing painted on a canvas, the tooltip of the cell under a point of its layout. */
+const canvasHover = new WeakMap<SVGSVGElement, (x: number, y: number) => string>();
+
+/** The tooltip for a point of the drawing when its cells are on a canvas; undefined for SVG cells. */
+export function canvasCellTitle(svg: SVGSVGElement, x: number, y: number): string | undefined {
+  return canvasHover.get(svg)?.(x, y);
+}
+
+/**
+ * The canvas of a large machine's cells: a `foreignObject` over the whole
+ * layout in the CPU layer holding an HTML canvas at the screen's pixel ratio;
+ * removed when the machine is small enough for SVG cells.
+ */
+function drawCanvasCells(layer: Selection<SVGGElement, string, SVGSVGElement, unknown>, layout: MachineLayout, onCanvas: boolean, frame: CellsFrame): void {
+  const holder = layer
+    .selectAll<SVGForeignObjectElement, number>('foreignObject.cells')
+    .data(onCanvas ? [0] : [])
+    .join((enter) => {
+      const created = enter.append('foreignObject').attr('class', 'cells');
+      created.append('xhtml:canvas').attr('class', 'cells-canvas');
+      return created;
+    })
+    .attr('x', 0)
+    .attr('y', 0)
+    .attr('width', layout.width)
+    .attr('height', layout.height);
+  const canvas = holder.select<HTMLCanvasElement>('canvas').node();
+  if (!canvas) return;
+  const ratio = window.devicePixelRatio || 1;
+  const width = Math.round(layout.width * ratio);
+  const height = Math.round(layout.height * ratio);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  const stats = drawCells(ctx, frame);
+  holder.attr('data-cells', stats.cells).attr('data-running', stats.running);
 }
