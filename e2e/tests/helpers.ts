@@ -9,6 +9,8 @@ declare global {
       status: string;
       /** Switches the timeline holds, lanes and spans its last draw painted, the middle of its widest run (canvas pixels). */
       timeline: { switches: number; lanes: number; spans: number; sample: { x: number; y: number; cpu: number } | undefined };
+      /** The time of the engine snapshot the last step back restored (undefined after a re-run from 0). */
+      restoredFromNs: number | undefined;
     };
   }
 }

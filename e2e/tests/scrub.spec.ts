@@ -25,10 +25,22 @@ test('scrubbing forward and back shows the same state at the same time', async (
   const second = await state(page);
   expect(second.time).toContain('t = 0.400000 s');
   expect(second.events).not.toBe(first.events);
-  // Back: the same scenario and seed run again to there, and show what they showed.
+  // Back: from a snapshot the engine took on the way (not a re-run from 0), the
+  // same state as before at the same time.
+  const timelineBefore = await page.evaluate(() => window.__schedlab?.timeline.switches);
   await page.keyboard.press('PageDown');
   await waitIdle(page);
   expect(await state(page)).toEqual(first);
+  const restored = await page.evaluate(() => window.__schedlab?.restoredFromNs);
+  expect(restored).toBeGreaterThan(0);
+  expect(restored).toBeLessThanOrEqual(200_000_000);
+  // Forward again over the same stretch: the same state as the first time, timeline included.
+  await page.keyboard.press('PageUp');
+  await waitIdle(page);
+  expect(await state(page)).toEqual(second);
+  expect(await page.evaluate(() => window.__schedlab?.timeline.switches)).toBe(timelineBefore);
+  await page.keyboard.press('PageDown');
+  await waitIdle(page);
   // The timeline's axis moves the playhead too.
   // The timeline's axis moves the playhead too: a click at the middle of the 40 ms window.
   const canvas = page.getByTestId('timeline-canvas');

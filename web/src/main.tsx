@@ -21,7 +21,7 @@ declare global {
      * `timeline` counts the switches the timeline holds and the lanes and spans its
      * last draw painted, with the middle of its widest task run in canvas pixels.
      */
-    __schedlab?: { idle: boolean; events: number; status: string; timeline: TimelineHook };
+    __schedlab?: { idle: boolean; events: number; status: string; timeline: TimelineHook; restoredFromNs: number | undefined };
   }
 }
 
@@ -47,7 +47,7 @@ const publishIdle = () => {
   const state = store.get();
   timelineHook.switches = state.slices?.switches ?? 0;
   const idle = isIdle(state) && compare.settled();
-  window.__schedlab = { idle, events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook };
+  window.__schedlab = { idle, events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook, restoredFromNs: state.restoredFromNs };
   document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
 };
 store.subscribe(publishIdle);

@@ -32,6 +32,6 @@ pub mod topology;
 pub mod trace;
 pub mod workload;
 
-pub use engine::{Simulator, StepOutcome};
+pub use engine::{Simulator, Snapshot, StepOutcome};
 pub use scenario::{Scenario, ScenarioError};
 pub use time::SimTime;

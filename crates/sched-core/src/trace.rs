@@ -377,6 +377,21 @@ pub struct Trace {
     hash: u64,
 }
 
+/// Where a trace stood: its kept records, its count and its hash (`Trace::mark`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceMark {
+    kept: usize,
+    total: u64,
+    hash: u64,
+}
+
+impl TraceMark {
+    /// Records emitted before the mark (kept or not).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -409,6 +424,32 @@ impl Trace {
             self.arg1.push(record.arg1);
             self.reason.push(record.reason);
         }
+    }
+
+    /// Where the trace stands now, to come back to with `rewind`.
+    pub fn mark(&self) -> TraceMark {
+        TraceMark {
+            kept: self.len(),
+            total: self.total,
+            hash: self.hash,
+        }
+    }
+
+    /// Back to `mark`, taken earlier on this trace: the records after it are
+    /// dropped and the count and hash are as they were then.
+    pub fn rewind(&mut self, mark: &TraceMark) {
+        debug_assert!(mark.total <= self.total && mark.kept <= self.len());
+        let kept = mark.kept.min(self.len());
+        self.time.truncate(kept);
+        self.cpu.truncate(kept);
+        self.ctx_pid.truncate(kept);
+        self.kind.truncate(kept);
+        self.pid.truncate(kept);
+        self.arg0.truncate(kept);
+        self.arg1.truncate(kept);
+        self.reason.truncate(kept);
+        self.total = mark.total;
+        self.hash = mark.hash;
     }
 
     fn mix(&mut self, value: u64) {

@@ -68,3 +68,74 @@ fn a_cloned_simulator_continues_identically() {
     assert_eq!(sim.trace.hash_hex(), copy.trace.hash_hex());
     assert_eq!(sim.trace.hash_hex(), hash_of(&scenario));
 }
+
+/// Everything a run reports, as its JSON summary, with the trace's hash and count.
+fn fingerprint(sim: &Simulator) -> (String, u64, u64, sched_core::metrics::RunSummary) {
+    (
+        sim.trace.hash_hex(),
+        sim.trace.total,
+        sim.events(),
+        sim.summary("s"),
+    )
+}
+
+#[test]
+fn restoring_a_snapshot_and_running_again_repeats_the_run_exactly() {
+    for (preset_name, workload, seed) in [
+        ("teaching-small", schbench(2, 5, 2000, 3000), 42),
+        ("xeon-2s10c", run_sleep("w", 60, 500.0, 800.0), 7),
+        ("ryzen-7950x", common::hackbench(4, 2000, 5), 3),
+    ] {
+        let scenario = scenario(preset(preset_name), vec![workload], 200, seed);
+        let mut straight = Simulator::new(&scenario).unwrap();
+        straight.run_until(SimTime::from_ms(30));
+        assert!(
+            !straight.is_finished(),
+            "{preset_name}: the run must go on past 30 ms"
+        );
+        let expected = fingerprint(&straight);
+
+        let mut sim = Simulator::new(&scenario).unwrap();
+        sim.run_until(SimTime::from_ms(8));
+        let early = sim.snapshot();
+        assert_eq!(early.now_ns(), sim.now().0);
+        sim.run_until(SimTime::from_ms(17));
+        let late = sim.snapshot();
+        sim.run_until(SimTime::from_ms(30));
+        assert_eq!(
+            fingerprint(&sim),
+            expected,
+            "{preset_name}: straight and driven runs"
+        );
+        let kept = sim.trace.len();
+
+        // Back to 8 ms: the trace loses the records after it, then grows back the same.
+        sim.restore(&early);
+        assert_eq!(sim.now().0, early.now_ns());
+        assert_eq!(sim.trace.total, early.trace_total());
+        assert!(
+            sim.trace.len() < kept,
+            "{preset_name}: {} of {kept}",
+            sim.trace.len()
+        );
+        sim.run_until(SimTime::from_ms(30));
+        assert_eq!(
+            fingerprint(&sim),
+            expected,
+            "{preset_name}: after the early snapshot"
+        );
+        assert_eq!(sim.trace.len(), kept);
+
+        // A later snapshot stays valid after an earlier one was restored, once the
+        // run has gone past it again.
+        sim.restore(&early);
+        sim.run_until(SimTime::from_ms(20));
+        sim.restore(&late);
+        sim.run_until(SimTime::from_ms(30));
+        assert_eq!(
+            fingerprint(&sim),
+            expected,
+            "{preset_name}: after the late snapshot"
+        );
+    }
+}

@@ -175,6 +175,9 @@ pub struct SimHandle {
     name: String,
     running_pid: Vec<u32>,
     nr_running: Vec<u32>,
+    /// Snapshots taken while playing, by index (`snapshot`, `restore`).
+    /// `None` once forgotten.
+    snapshots: Vec<Option<sched_core::Snapshot>>,
 }
 
 #[wasm_bindgen]
@@ -193,6 +196,7 @@ impl SimHandle {
             name: name.to_string(),
             running_pid: vec![0; n_cpus],
             nr_running: vec![0; n_cpus],
+            snapshots: Vec::new(),
         })
     }
 
@@ -204,6 +208,32 @@ impl SimHandle {
     /// Runs every event up to `until_ns` (simulated nanoseconds).
     pub fn run_until(&mut self, until_ns: f64) {
         self.sim.run_until(SimTime(until_ns.max(0.0) as u64));
+    }
+
+    /// Keeps the state now as a snapshot; returns its index for `restore`.
+    pub fn snapshot(&mut self) -> u32 {
+        self.snapshots.push(Some(self.sim.snapshot()));
+        (self.snapshots.len() - 1) as u32
+    }
+
+    /// Frees snapshot `index` (the memory of a whole simulator state).
+    pub fn forget(&mut self, index: u32) {
+        if let Some(slot) = self.snapshots.get_mut(index as usize) {
+            *slot = None;
+        }
+    }
+
+    /// Goes back to snapshot `index`, taken earlier in this run than the state
+    /// now: false (and nothing changes) when there is no such snapshot, or when
+    /// it lies ahead of the state now.
+    pub fn restore(&mut self, index: u32) -> bool {
+        match self.snapshots.get(index as usize).and_then(Option::as_ref) {
+            Some(snapshot) if snapshot.trace_total() <= self.sim.trace.total => {
+                self.sim.restore(snapshot);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Runs events up to `until_ns`, at most `max_events` of them; true when it got there.

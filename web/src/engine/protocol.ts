@@ -230,6 +230,11 @@ export interface Frame {
   readonly traceKeptUntilNs: SimTimeNs | undefined;
   /** The frame's wall-time budget ran out before its simulated time: the run plays slower than the chosen speed. */
   readonly behind: boolean;
+  /**
+   * Set when the engine took a snapshot at this frame (its index): going back to
+   * any time after it restores it and runs forward, instead of re-running from 0.
+   */
+  readonly snapshot?: number;
 }
 
 export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {

@@ -41,6 +41,47 @@ let migrationCursor = 0;
 /** When the trace store is full: the time of its last record. */
 let keptUntilNs: SimTimeNs | undefined;
 
+/** A snapshot the core keeps (`SimHandle::snapshot`): its index, time and events handled. */
+interface SnapshotInfo {
+  readonly index: number;
+  readonly timeNs: number;
+  readonly events: number;
+}
+/** This run's snapshots, oldest first: going back restores one and runs forward from there. */
+let snapshots: SnapshotInfo[] = [];
+/** A snapshot at least every this many events, and every 128th of the run's time. */
+const SNAPSHOT_EVENTS = 200_000;
+const SNAPSHOT_RUN_SHARE = 128;
+/** Past this many, every other snapshot is forgotten (the first kept): spacing doubles, memory stays bounded. */
+const MAX_SNAPSHOTS = 192;
+/** How many times the snapshots were thinned (each doubles their spacing). */
+let thinned = 0;
+
+/** Takes a snapshot when the run has gone far enough since the last one; its index, if taken. */
+function maybeSnapshot(sim: SimHandle): number | undefined {
+  const timeNs = sim.now_ns();
+  const events = sim.events();
+  const last = snapshots[snapshots.length - 1];
+  if (last) {
+    if (timeNs <= last.timeNs) return undefined;
+    const spacing = 2 ** Math.max(0, thinned);
+    const farInTime = timeNs - last.timeNs >= (spacing * sim.end_ns()) / SNAPSHOT_RUN_SHARE;
+    const farInEvents = events - last.events >= spacing * SNAPSHOT_EVENTS;
+    if (!farInTime && !farInEvents) return undefined;
+  }
+  const index = sim.snapshot();
+  snapshots.push({ index, timeNs, events });
+  if (snapshots.length > MAX_SNAPSHOTS) {
+    snapshots = snapshots.filter((snapshot, position) => {
+      const keep = position % 2 === 0;
+      if (!keep) sim.forget(snapshot.index);
+      return keep;
+    });
+    thinned += 1;
+  }
+  return index;
+}
+
 function ensureWasm(): Promise<unknown> {
   ready ??= init({ module_or_path: wasmUrl });
   return ready;
@@ -59,7 +100,9 @@ function frameOf(sim: SimHandle): Frame {
   if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
+  const snapshot = maybeSnapshot(sim);
   return {
+    snapshot,
     nowNs: sim.now_ns() as SimTimeNs,
     events: sim.events(),
     finished: sim.finished(),
@@ -136,6 +179,8 @@ const engine = {
     switchCursor = 0;
     migrationCursor = 0;
     keptUntilNs = undefined;
+    snapshots = [];
+    thinned = 0;
     const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
     const loaded: LoadedScenario = {
       machine: JSON.parse(next.topology_json()) as Machine,
@@ -175,6 +220,26 @@ const engine = {
     const handled = sim.events();
     if (events !== undefined && handled < events) sim.run_events(Math.min(maxEvents, events - handled));
     else if (sim.now_ns() < timeNs) sim.run_until_bounded(timeNs, maxEvents);
+    return transferFrame(frameOf(sim));
+  },
+
+  /**
+   * Goes back to snapshot `index` of this run, taken at or before the state now,
+   * and forgets the later ones (new ones are taken as the run goes on again): the
+   * frame there, its trace lines the newest records kept up to it. Undefined when
+   * there is no such snapshot.
+   */
+  restore(index: number): Frame | undefined {
+    const sim = current();
+    const position = snapshots.findIndex((snapshot) => snapshot.index === index);
+    if (position < 0 || !sim.restore(index)) return undefined;
+    for (const later of snapshots.slice(position + 1)) sim.forget(later.index);
+    snapshots = snapshots.slice(0, position + 1);
+    const kept = sim.trace_len();
+    traceCursor = Math.max(0, kept - MAX_TRACE_PER_FRAME);
+    switchCursor = kept;
+    migrationCursor = kept;
+    if (kept < TRACE_KEEP_LIMIT) keptUntilNs = undefined;
     return transferFrame(frameOf(sim));
   },
 

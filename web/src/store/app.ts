@@ -89,6 +89,8 @@ export interface AppState {
   readonly timelineView: TimelineView;
   /** The run's task moves, newest last (bounded), for the machine view's motion. */
   readonly motions: readonly Motion[];
+  /** When going back last restored an engine snapshot: the snapshot's time (undefined after a re-run from 0). */
+  readonly restoredFromNs: number | undefined;
   /**
    * The run's figures over time for the charts: like `slices`, a mutable bounded
    * store, a new object per run, sampled before each `frame` is set.
@@ -129,6 +131,7 @@ export const initialState: AppState = {
   notice: undefined,
   timelineView: FOLLOW_VIEW,
   motions: [],
+  restoredFromNs: undefined,
   history: undefined,
   nextDecision: 'migration',
   shortcutsOpen: false,

@@ -321,6 +321,50 @@ describe('the timeline', () => {
     expect(store.get().slices?.switches).toBe(0);
   });
 
+  it('goes back by restoring the latest snapshot before the target and rewinding its own stores, not by re-running', async () => {
+    const store = createAppStore();
+    // The engine: a switch every microsecond on CPU 0, a snapshot at 0 (the load) and every 4 us.
+    let nowUs = 0;
+    const frameAt = (us: number, from: number) => {
+      const switches: number[] = [];
+      for (let t = from + 1; t <= us; t++) switches.push(t * 1000, 0, 1000 + t);
+      return { ...frame(us), switches: new Float64Array(switches), snapshot: us % 4 === 0 ? us / 4 : undefined };
+    };
+    const load = vi.fn(async () => ({ ...(await loadTwoCpus()), frame: { ...frame(0), snapshot: 0 } }));
+    const step = vi.fn(async () => {
+      nowUs += 1;
+      return frameAt(nowUs, nowUs - 1);
+    });
+    const restore = vi.fn(async (index: number) => {
+      nowUs = index * 4;
+      return frameAt(nowUs, nowUs);
+    });
+    const seek = vi.fn(async (_events: number | undefined, timeNs: number) => {
+      const from = nowUs;
+      nowUs = Math.max(nowUs, Math.ceil(timeNs / 1000));
+      return frameAt(nowUs, from);
+    });
+    const controller = createController(store, fakeEngine({ load, step, restore, seek } as never));
+    await controller.load('two', '{}');
+    for (let i = 0; i < 10; i++) await controller.step();
+    const slices = store.get().slices;
+    expect(slices?.switches).toBe(10);
+    expect(slices?.sliceAt(cpuId(0), 9500)).toEqual({ start: 9000, end: 10000, pid: 1009 });
+    // Back to 6 us: the snapshot at 4 us, then forward to 6.
+    await controller.scrubTo(6000);
+    expect(restore).toHaveBeenCalledWith(1);
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(store.get().slices).toBe(slices);
+    expect(store.get().frame?.nowNs).toBe(6000);
+    expect(slices?.switches).toBe(6);
+    expect(slices?.sliceAt(cpuId(0), 5500)).toEqual({ start: 5000, end: 6000, pid: 1005 });
+    expect(slices?.sliceAt(cpuId(0), 9500)).toBeUndefined();
+    // Back to before the first kept moment but the load's: the snapshot at 0.
+    await controller.scrubTo(2000);
+    expect(restore).toHaveBeenLastCalledWith(0);
+    expect(slices?.switches).toBe(2);
+  });
+
   it('records where the kept trace ends once the trace store is full', async () => {
     const store = createAppStore();
     const step = vi.fn(async () => ({ ...frame(9), switches: new Float64Array([100, 0, 7]), traceKeptUntilNs: 5000 as SimTimeNs }));

@@ -10,7 +10,7 @@ import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
-import { FOLLOW_VIEW, SliceStore, type TimelineView } from './timeline';
+import { FOLLOW_VIEW, SliceStore, type SliceMark, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
 import { appendMotions } from './motion';
 import { RunHistory } from './history';
@@ -148,6 +148,14 @@ export function runText(fileText: string, overrides: PolicyOverrides): string | 
   return value === undefined ? undefined : JSON.stringify(withOverrides(value, overrides), null, 2);
 }
 
+/** The page's stores at an engine snapshot (see `marks` in `createController`). */
+interface RunMark {
+  readonly timeNs: number;
+  readonly slices: SliceMark;
+  readonly history: ReturnType<RunHistory['mark']>;
+  readonly frequency: ReturnType<FrequencySeries['mark']> | undefined;
+}
+
 export function createController(store: AppStore, engine: EngineClient): Controller {
   let lastTick: number | undefined;
   let rafId: number | undefined;
@@ -157,6 +165,47 @@ export function createController(store: AppStore, engine: EngineClient): Control
   let inFlight = 0;
   /** Policy re-runs, chained so each starts from the settings the previous one left. */
   let policyQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * Per engine snapshot of this run (its index), what the page's own stores held
+   * right after that frame: going back restores both sides to the same moment.
+   */
+  let marks = new Map<number, RunMark>();
+
+  /** Notes where the run's stores stand when the engine took a snapshot at this frame. */
+  function markSnapshot(frame: Frame) {
+    if (frame.snapshot === undefined) return;
+    const state = store.get();
+    if (!state.slices || !state.history) return;
+    marks.set(frame.snapshot, { timeNs: frame.nowNs, slices: state.slices.mark(), history: state.history.mark(), frequency: state.frequency?.mark() });
+  }
+
+  /**
+   * Goes back to the latest snapshot at or before `target` (which lies before the
+   * playhead): the engine restores it, the stores rewind to their marks. False
+   * when there is none, and the caller re-runs from time 0 instead.
+   */
+  async function restoreBefore(target: number): Promise<boolean> {
+    let best: [number, RunMark] | undefined;
+    for (const entry of marks) if (entry[1].timeNs <= target && (!best || entry[1].timeNs > best[1].timeNs)) best = entry;
+    if (!best) return false;
+    const [index, mark] = best;
+    const run = store.get().slices;
+    const frame = await engineCall(() => engine.restore(index));
+    const state = store.get();
+    if (!frame || state.slices !== run || !state.slices || !state.history) return false;
+    for (const key of [...marks.keys()]) if (key > index) marks.delete(key);
+    state.slices.rewind(mark.slices);
+    state.history.rewind(mark.history);
+    if (mark.frequency) state.frequency?.rewind(mark.frequency);
+    store.set({
+      frame,
+      trace: appendTrace([], frame.newTrace),
+      motions: state.motions.filter((motion) => motion.atNs <= frame.nowNs),
+      playing: false,
+      restoredFromNs: frame.nowNs,
+    });
+    return true;
+  }
 
   async function engineCall<T>(call: () => Promise<T>): Promise<T> {
     inFlight += 1;
@@ -195,6 +244,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       shardLockContention: shardLockContention(state.frame?.locks, frame.locks, state.shardLockContention),
       shardContentions: perShardContention(state.frame?.shardLocks, frame.shardLocks, state.shardContentions),
     });
+    markSnapshot(frame);
   }
 
   /** What a run that loaded replaces: the machine, the frame, the trace, the selection. */
@@ -222,6 +272,9 @@ export function createController(store: AppStore, engine: EngineClient): Control
       shardLockContention: shardLockContention(undefined, result.frame.locks, 0),
       shardContentions: perShardContention(undefined, result.frame.shardLocks, []),
     });
+    marks = new Map();
+    store.set({ restoredFromNs: undefined });
+    markSnapshot(result.frame);
   }
 
   async function tick(timestamp: number) {
@@ -396,7 +449,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
       const state = store.get();
       if (state.status !== 'ready' || !state.frame || !state.loaded) return;
       const target = simTimeNs(Math.max(0, Math.min(state.loaded.endNs, Math.round(timeNs))));
-      if (target < state.frame.nowNs) {
+      // Back: from the latest snapshot before the target, else a re-run from time 0.
+      if (target < state.frame.nowNs && !(await restoreBefore(target))) {
         if (!(await queueRerun((current) => current, false))) return;
       }
       if (target > 0) await controller.seek({ timeNs: target, events: undefined });

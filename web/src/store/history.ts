@@ -76,6 +76,17 @@ export class RunHistory {
     return this.list;
   }
 
+  /** Where the history stands now (its points are never changed once made, so they are shared). */
+  mark(): { readonly list: readonly HistoryPoint[]; readonly start: Totals | undefined } {
+    return { list: this.list.slice(), start: this.start };
+  }
+
+  /** Back to `mark`, taken earlier in this run. */
+  rewind(mark: ReturnType<RunHistory['mark']>): void {
+    this.list = mark.list.slice();
+    this.start = mark.start;
+  }
+
   /** Takes a frame; closes the open interval when it spans enough time. */
   add(frame: Frame): void {
     const now = totalsOf(frame);

@@ -126,6 +126,17 @@ export class FrequencySeries {
   }
 
   /** Forgets every point (a new run). */
+  /** Where the series stands now. */
+  mark(): { readonly times: readonly number[]; readonly mhz: readonly (readonly number[])[] } {
+    return { times: this.times.slice(), mhz: this.mhz.map((series) => series.slice()) };
+  }
+
+  /** Back to `mark`, taken earlier in this run. */
+  rewind(mark: ReturnType<FrequencySeries['mark']>): void {
+    this.times = mark.times.slice();
+    this.mhz = mark.mhz.map((series) => series.slice());
+  }
+
   clear(): void {
     this.times = [];
     this.mhz = Array.from({ length: this.sockets }, () => []);

@@ -87,6 +87,17 @@ class Lane {
   }
 }
 
+/** Where a slice store stood (`SliceStore.mark`), to come back to with `rewind`. */
+export interface SliceMark {
+  /** Per lane: its length, and its last slice's start and pid (a later switch at the same instant rewrites it). */
+  readonly lengths: Int32Array;
+  readonly lastTimes: Float64Array;
+  readonly lastPids: Uint32Array;
+  readonly nowNs: number;
+  readonly switchCount: number;
+  readonly keptUntil: number | undefined;
+}
+
 export class SliceStore {
   private readonly lanes: Lane[];
   /** The latest time the slices are known to: the clock, or where the kept trace ends. */
@@ -107,6 +118,35 @@ export class SliceStore {
       lane.push(switches[index] ?? 0, switches[index + 2] ?? 0);
       this.switchCount += 1;
     }
+  }
+
+  /** Where the store stands now. */
+  mark(): SliceMark {
+    const n = this.lanes.length;
+    const lengths = new Int32Array(n);
+    const lastTimes = new Float64Array(n);
+    const lastPids = new Uint32Array(n);
+    this.lanes.forEach((lane, index) => {
+      lengths[index] = lane.length;
+      lastTimes[index] = lane.times[lane.length - 1] ?? 0;
+      lastPids[index] = lane.pids[lane.length - 1] ?? 0;
+    });
+    return { lengths, lastTimes, lastPids, nowNs: this.nowNs, switchCount: this.switchCount, keptUntil: this.keptUntil };
+  }
+
+  /** Back to `mark`, taken earlier on this store: the slices appended since are dropped. */
+  rewind(mark: SliceMark) {
+    this.lanes.forEach((lane, index) => {
+      const length = Math.min(lane.length + 1, mark.lengths[index] ?? 0);
+      lane.length = length;
+      if (length > 0) {
+        lane.times[length - 1] = mark.lastTimes[index] ?? 0;
+        lane.pids[length - 1] = mark.lastPids[index] ?? 0;
+      }
+    });
+    this.nowNs = mark.nowNs;
+    this.switchCount = mark.switchCount;
+    this.keptUntil = mark.keptUntil;
   }
 
   /** Moves "now", where the running slices end (never past the end of the kept trace). */

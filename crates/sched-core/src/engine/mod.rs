@@ -37,9 +37,12 @@ mod enqueue;
 mod hotplug;
 mod program;
 mod schedule;
+mod snapshot;
 mod speed;
 mod ttwu;
 mod views;
+
+pub use snapshot::Snapshot;
 
 /// What the queue holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
