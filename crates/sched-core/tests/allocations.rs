@@ -1,5 +1,6 @@
-//! A performance guard that a noisy machine cannot make flaky: heap allocations per
-//! handled event, counted by a global allocator, on hackbench at 32 and 512 CPUs.
+//! Performance guards that a noisy machine cannot make flaky, counted by a global
+//! allocator: heap allocations per handled event on hackbench at 32 and 512 CPUs,
+//! and the bytes a snapshot of a 512-CPU run holds.
 
 mod common;
 
@@ -11,10 +12,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+/// The tests measure counters shared by every thread: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
         unsafe { System.alloc(layout) }
     }
 
@@ -24,6 +29,7 @@ unsafe impl GlobalAlloc for Counting {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size.saturating_sub(layout.size()) as u64, Ordering::Relaxed);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -54,9 +60,33 @@ fn allocations_per_event(preset_name: &str, groups: u32) -> f64 {
 
 #[test]
 fn allocations_per_event_stay_low_and_do_not_grow_with_the_machine() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let small = allocations_per_event("ryzen-7950x", 10);
     let large = allocations_per_event("zen4-2s128c", 16);
     eprintln!("allocations per event: 32 CPUs {small:.3}, 512 CPUs {large:.3}");
     assert!(small < 1.0, "32 CPUs: {small} allocations per event");
     assert!(large < 1.0, "512 CPUs: {large} allocations per event");
+}
+
+/// The app keeps up to 192 snapshots of a run to go back in time: each must stay
+/// small next to the trace (a few megabytes at 512 CPUs), and never copy it.
+#[test]
+fn a_snapshot_of_a_512_cpu_run_is_a_few_megabytes_and_leaves_the_trace_out() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let scenario = scenario(preset("zen4-2s128c"), vec![hackbench(16, 1000, 20)], 10_000, 1);
+    let mut sim = Simulator::new(&scenario).unwrap();
+    for _ in 0..300_000 {
+        assert_eq!(sim.step(), StepOutcome::Handled);
+    }
+    let before = BYTES.load(Ordering::Relaxed);
+    let snapshot = sim.snapshot();
+    let bytes = BYTES.load(Ordering::Relaxed) - before;
+    eprintln!(
+        "a snapshot at 512 CPUs: {:.2} MB ({} trace records kept outside it)",
+        bytes as f64 / 1e6,
+        sim.trace.len()
+    );
+    assert!(sim.trace.len() > 100_000);
+    assert!(bytes < 8_000_000, "{bytes} bytes");
+    drop(snapshot);
 }

@@ -52,8 +52,14 @@ let snapshots: SnapshotInfo[] = [];
 /** A snapshot at least every this many events, and every 128th of the run's time. */
 const SNAPSHOT_EVENTS = 200_000;
 const SNAPSHOT_RUN_SHARE = 128;
-/** Past this many, every other snapshot is forgotten (the first kept): spacing doubles, memory stays bounded. */
-const MAX_SNAPSHOTS = 192;
+/**
+ * Past this many, every other snapshot is forgotten (the first kept): spacing
+ * doubles and memory stays bounded. A snapshot holds about 6 KB a CPU (3 MB at
+ * 512 CPUs, `tests/allocations.rs`), so large machines keep fewer: about 150 MB.
+ */
+function maxSnapshots(nCpus: number): number {
+  return Math.max(32, Math.min(192, Math.floor(24_576 / Math.max(1, nCpus))));
+}
 /** How many times the snapshots were thinned (each doubles their spacing). */
 let thinned = 0;
 
@@ -71,7 +77,7 @@ function maybeSnapshot(sim: SimHandle): number | undefined {
   }
   const index = sim.snapshot();
   snapshots.push({ index, timeNs, events });
-  if (snapshots.length > MAX_SNAPSHOTS) {
+  if (snapshots.length > maxSnapshots(sim.n_cpus())) {
     snapshots = snapshots.filter((snapshot, position) => {
       const keep = position % 2 === 0;
       if (!keep) sim.forget(snapshot.index);
