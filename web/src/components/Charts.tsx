@@ -2,7 +2,7 @@ import { useEffect, useRef, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import type { FrequencySeries, PowerOn } from '../store/power';
 import type { Frame } from '../engine/protocol';
-import { useAppState } from './useStore';
+import { useAppState, useAppStateEvery } from './useStore';
 import { useElementWidth } from './useElementWidth';
 import { formatGhz, powerOn } from '../store/power';
 import { drawFrequencyChart, FREQUENCY_CHART, socketColor } from '../render/frequencyChart';
@@ -21,7 +21,7 @@ import { bucketLabel, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../rende
  */
 export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
-  const frame = useAppState(store, (s) => s.frame);
+  const frame = useAppStateEvery(store, (s) => s.frame);
   const series = useAppState(store, (s) => s.frequency);
   const history = useAppState(store, (s) => s.history);
   const power = powerOn(loaded?.power);

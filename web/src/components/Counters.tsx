@@ -1,12 +1,12 @@
 import { Fragment } from 'react';
 import type { AppStore } from '../store/app';
-import { useAppState } from './useStore';
+import { useAppState, useAppStateEvery } from './useStore';
 import { formatCount, formatDuration } from '../base/format';
 import { Counter } from '../engine/protocol';
 import { throughputRows } from './throughput';
 
 export function Counters({ store }: { store: AppStore }) {
-  const frame = useAppState(store, (s) => s.frame);
+  const frame = useAppStateEvery(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
   if (!frame || !loaded) return null;
   const at = (index: number) => frame.counters[index] ?? 0;

@@ -5,7 +5,7 @@ import type { LogFilter, TraceLine } from '../engine/protocol';
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { mayExplain } from '../store/inspector';
 import { isFiltered, LOG_EVENTS, readLogFilter } from '../store/logFilter';
-import { useAppState } from './useStore';
+import { useAppState, useAppStateEvery } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
 import { ProblemList } from './ProblemList';
 
@@ -35,7 +35,7 @@ type Page = { readonly kind: 'live' } | { readonly kind: 'search'; readonly befo
  * trace store is full, the log says up to when it holds records.
  */
 export function EventLog({ store, controller }: { store: AppStore; controller: Controller }) {
-  const trace = useAppState(store, (s) => s.trace);
+  const trace = useAppStateEvery(store, (s) => s.trace);
   const selected = useAppState(store, (s) => s.selection?.index);
   const traceTotal = useAppState(store, (s) => s.frame?.traceTotal ?? 0);
   const keptUntil = useAppState(store, (s) => s.frame?.traceKeptUntilNs);

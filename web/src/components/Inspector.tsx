@@ -5,7 +5,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { CpuState, CpuVisit, Decision, DecisionStep, GroupRow } from '../engine/protocol';
 import { CPU_STATE_LABEL, cpuList, type Selection } from '../store/inspector';
-import { useAppState } from './useStore';
+import { useAppState, useAppStateEvery } from './useStore';
 import { formatTraceTime } from '../base/format';
 import type { SimTimeNs } from '../base/types';
 import { JitterTag } from './JitterTag';
@@ -284,7 +284,7 @@ function useSearch(store: AppStore, controller: Controller, filter: { event: str
 /** A CPU clicked on the machine: where it sits, what it runs and queues, its load, its recent switches. */
 function CpuInspection({ store, controller, cpu }: { store: AppStore; controller: Controller; cpu: number }) {
   const loaded = useAppState(store, (s) => s.loaded);
-  const frame = useAppState(store, (s) => s.frame);
+  const frame = useAppStateEvery(store, (s) => s.frame);
   const switches = useSearch(store, controller, { event: 'sched_switch', cpu, pid: undefined }, 8);
   const info = loaded?.machine.cpus[cpu];
   if (!loaded || !frame || !info) return null;

@@ -1,12 +1,12 @@
 import type { AppStore } from '../store/app';
-import { useAppState } from './useStore';
+import { useAppStateEvery } from './useStore';
 import { formatUs, formatCount } from '../base/format';
 
 const ROWS = ['50.0th', '75.0th', '90.0th', '95.0th', '*99.0th', '99.5th', '99.9th'] as const;
 
 /** Wakeup latency percentiles, laid out as schbench prints them. */
 export function LatencyTable({ store }: { store: AppStore }) {
-  const latency = useAppState(store, (s) => s.frame?.latency);
+  const latency = useAppStateEvery(store, (s) => s.frame?.latency);
   const samples = latency?.[9] ?? 0;
   return (
     <section className="panel" aria-labelledby="latency-title">

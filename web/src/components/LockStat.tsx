@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { AppStore } from '../store/app';
-import { useAppState } from './useStore';
+import { useAppStateEvery } from './useStore';
 import { columnKind, DEFAULT_LOCK_SORT, formatLockCell, LOCK_COLUMNS, lockSites, nextSort, sortLockRows, type LockColumn, type LockSort, type LockSite } from '../store/locks';
 import type { LockStatRow } from '../engine/protocol';
 
@@ -23,7 +23,7 @@ function breakable(name: string): string {
  * had taken it (contending points).
  */
 export function LockStat({ store }: { store: AppStore }) {
-  const rows = useAppState(store, (s) => s.frame?.locks);
+  const rows = useAppStateEvery(store, (s) => s.frame?.locks);
   const [sort, setSort] = useState<LockSort>(DEFAULT_LOCK_SORT);
   if (!rows) return null;
   const sorted = sortLockRows(rows, sort);
