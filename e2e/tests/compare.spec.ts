@@ -24,6 +24,10 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
   await expect(page.getByRole('button', { name: 'Compare' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('region', { name: 'Timeline A' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Timeline B' })).toBeVisible();
+  // The two machines share the main column: B's ends before the side column starts.
+  const machineB = await page.getByRole('region', { name: 'Machine B' }).boundingBox();
+  const inspector = await page.getByRole('region', { name: 'Inspector' }).boundingBox();
+  expect(machineB && inspector && machineB.x + machineB.width <= inspector.x).toBe(true);
   const comparison = page.getByRole('region', { name: 'Comparison' });
   await expect(comparison.getByTestId('differs')).toContainText('nothing yet');
   // With the same settings, B is A.
