@@ -85,6 +85,7 @@ try {
     }
     await wakeups.first().click();
     await idle(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, 'inspector');
     await page.close();
   }
