@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuId } from '../base/types';
-import { FOLLOW_VIEW, followSpanNs, panView, SliceStore, visibleRange, zoomView, type Span } from './timeline';
+import { brushView, FOLLOW_VIEW, followSpanNs, keyZoomAnchor, MIN_SPAN_NS, panView, SliceStore, timeAtX, visibleRange, zoomView, type Span } from './timeline';
 
 /** `[start, end, pid]` per span (`pid` -1 for busy), for compact expectations. */
 function compact(spans: readonly Span[]): number[][] {
@@ -138,7 +138,8 @@ describe('SliceStore', () => {
     expect(compact(spans)).toEqual([[0, 9_999_990, -1]]);
     // Growth by doubling: capacity is the next power of two above the count.
     expect(store.sliceCount).toBe(1_000_000);
-    expect(store.bytes).toBe(1_048_576 * 12);
+    // (and the empty wait lane its first 64 entries: 8 + 4 + 8 bytes each).
+    expect(store.bytes).toBe(1_048_576 * 12 + 64 * 20);
   });
 
   it('collapses zero-length slices and repeated switches to the same task', () => {
@@ -187,5 +188,39 @@ describe('timeline view', () => {
     expect(panView(zoomed, 100e6, 0.01, -5e6)).toEqual({ follow: false, startNs: 65e6, spanNs: 20e6 });
     // Never before time 0.
     expect(panView(zoomed, 100e6, 0.01, -500e6).startNs).toBe(0);
+  });
+});
+
+describe('brushing a window', () => {
+  it('maps the pointer to a time, clamped to the plot', () => {
+    // A plot 66 px from the left, 800 px wide, showing 10 ms to 20 ms.
+    expect(timeAtX(10e6, 20e6, 66, 800, 66)).toBe(10e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 466)).toBe(15e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 5)).toBe(10e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 2000)).toBe(20e6);
+  });
+
+  it('selects the window between the two ends, either way round, and stops following', () => {
+    expect(brushView(12e6, 14e6)).toEqual({ follow: false, startNs: 12e6, spanNs: 2e6 });
+    expect(brushView(14e6, 12e6)).toEqual({ follow: false, startNs: 12e6, spanNs: 2e6 });
+    // The view it gives shows exactly that window.
+    expect(visibleRange(brushView(14e6, 12e6), 50e6, 0.01)).toEqual({ t0: 12e6, t1: 14e6 });
+  });
+
+  it('widens a window narrower than the narrowest around its middle, never before 0', () => {
+    expect(brushView(5000, 5500)).toEqual({ follow: false, startNs: 5250 - MIN_SPAN_NS / 2, spanNs: MIN_SPAN_NS });
+    expect(brushView(0, 10)).toEqual({ follow: false, startNs: 0, spanNs: MIN_SPAN_NS });
+  });
+
+  it('zooms from the keyboard around the playhead', () => {
+    expect(keyZoomAnchor(FOLLOW_VIEW, 0, 10, 10)).toBe(1);
+    const paused = { follow: false, startNs: 0, spanNs: 100e6 };
+    expect(keyZoomAnchor(paused, 0, 100e6, 25e6)).toBe(0.25);
+    expect(keyZoomAnchor(paused, 0, 100e6, 400e6)).toBe(0.5);
+    // Zooming in keeps the playhead where it was on screen.
+    const zoomed = zoomView(paused, 25e6, 1, 0.5, keyZoomAnchor(paused, 0, 100e6, 25e6));
+    const { t0, t1 } = visibleRange(zoomed, 25e6, 1);
+    expect(t1 - t0).toBe(50e6);
+    expect((25e6 - t0) / (t1 - t0)).toBeCloseTo(0.25, 10);
   });
 });
