@@ -22,7 +22,7 @@ const DRAG_PX = 4;
 const BACK_LIMIT = 20;
 /** The tooltips over the time axis and over the lanes. */
 const AXIS_TITLE = 'Time axis: click to move the playhead here, drag to zoom to a window (Esc goes back)';
-const LANES_TITLE = 'Click a run to select its task; drag to pan, wheel to zoom';
+const LANES_TITLE = 'Click a run to select its task, drag to pan, wheel to zoom; drag along the time axis to zoom to a window';
 
 /**
  * A time axis shared by several timelines (compare mode): one view, one playhead

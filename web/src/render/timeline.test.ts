@@ -144,6 +144,37 @@ describe('the wait band', () => {
   });
 });
 
+describe('the wait band on thin lanes', () => {
+  it('is filled solid where hatching has no room: on thin lanes, and for rectangles a few pixels wide', () => {
+    const draw = (nCpus: number, waits: number[]) => {
+      const slices = new SliceStore(nCpus);
+      slices.appendWaits(waits);
+      slices.setNow(4e6 as SimTimeNs);
+      const geometry = timelineGeometry(800, nCpus);
+      const recorder = new SvgRecorder(geometry.width, geometry.contentHeight);
+      const stats = drawTimeline(asContext(recorder), {
+        geometry,
+        scrollTop: 0,
+        t0: 0,
+        t1: 4e6,
+        nowNs: 4e6 as SimTimeNs,
+        slices,
+        colors: taskColors([]),
+        comm: () => undefined,
+        selectedPid: undefined,
+      });
+      const svg = recorder.toSvg();
+      return { stats, clips: svg.match(/<clipPath/g)?.length ?? 0, solid: svg.match(/<rect [^>]*fill="#000000"\/>/g)?.length ?? 0 };
+    };
+    // 8 CPUs, a wait of 1 ms (about 180 px): hatched, in a clip of its own beside the lanes'.
+    expect(draw(8, [1e6, 0, 2, 2e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 2, solid: 0 });
+    // 8 CPUs, a wait of 5 us (under a pixel): a solid rectangle, no hatching.
+    expect(draw(8, [1e6, 0, 2, 1.005e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 1, solid: 1 });
+    // 512 CPUs, 6 px lanes: solid even when wide.
+    expect(draw(512, [1e6, 0, 2, 2e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 1, solid: 1 });
+  });
+});
+
 describe('formatSpan', () => {
   it('writes a window in the unit that suits it', () => {
     expect(formatSpan(840_000)).toBe('840 us');
