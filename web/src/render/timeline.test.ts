@@ -164,11 +164,11 @@ describe('the wait band on thin lanes', () => {
         selectedPid: undefined,
       });
       const svg = recorder.toSvg();
-      return { stats, clips: svg.match(/<clipPath/g)?.length ?? 0, solid: svg.match(/<rect [^>]*fill="#000000"\/>/g)?.length ?? 0 };
+      return { stats, clips: svg.match(/<clipPath/g)?.length ?? 0, solid: svg.match(/<path [^>]*fill="#000000"\/>/g)?.length ?? 0 };
     };
     // 8 CPUs, a wait of 1 ms (about 180 px): hatched, in a clip of its own beside the lanes'.
     expect(draw(8, [1e6, 0, 2, 2e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 2, solid: 0 });
-    // 8 CPUs, a wait of 5 us (under a pixel): a solid rectangle, no hatching.
+    // 8 CPUs, a wait of 5 us (under a pixel): filled solid, no hatching.
     expect(draw(8, [1e6, 0, 2, 1.005e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 1, solid: 1 });
     // 512 CPUs, 6 px lanes: solid even when wide.
     expect(draw(512, [1e6, 0, 2, 2e6, 0, 0])).toEqual({ stats: expect.objectContaining({ waitSpans: 1 }) as unknown, clips: 1, solid: 1 });

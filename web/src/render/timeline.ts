@@ -442,9 +442,14 @@ function drawWaitBand(ctx: CanvasRenderingContext2D, rects: readonly WaitRect[],
   const bandMax = waitBandMax(barHeight);
   const hatched = (rect: WaitRect) => barHeight >= THIN_LANE_PX && rect.x1 - rect.x0 >= HATCH_MIN_WIDTH_PX;
   const wide = rects.filter(hatched);
-  ctx.fillStyle = palette.waitHatch;
-  for (const rect of rects) {
-    if (!hatched(rect)) ctx.fillRect(rect.x0, bottom - rect.height, rect.x1 - rect.x0, rect.height);
+  if (wide.length < rects.length) {
+    // The solid ones as one path, one fill.
+    ctx.beginPath();
+    for (const rect of rects) {
+      if (!hatched(rect)) ctx.rect(rect.x0, bottom - rect.height, rect.x1 - rect.x0, rect.height);
+    }
+    ctx.fillStyle = palette.waitHatch;
+    ctx.fill();
   }
   if (wide.length > 0) {
     ctx.beginPath();
