@@ -7,8 +7,23 @@ declare global {
       idle: boolean;
       events: number;
       status: string;
-      /** Switches the timeline holds, lanes and spans its last draw painted, the middle of its widest run (canvas pixels). */
-      timeline: { switches: number; lanes: number; spans: number; sample: { x: number; y: number; cpu: number } | undefined };
+      /**
+       * Switches and waiting-count changes the timeline holds; lanes, spans and wait-band
+       * rectangles (and lanes with any) its last draw painted; the time range it drew; the
+       * middle of its widest run and of its tallest, widest wait rectangle (canvas pixels).
+       */
+      timeline: {
+        switches: number;
+        waitChanges: number;
+        lanes: number;
+        spans: number;
+        waitSpans: number;
+        waitLanes: number;
+        t0: number;
+        t1: number;
+        sample: { x: number; y: number; cpu: number } | undefined;
+        waitSample: { x0: number; x1: number; y: number; height: number; cpu: number } | undefined;
+      };
       /** The time of the engine snapshot the last step back restored (undefined after a re-run from 0). */
       restoredFromNs: number | undefined;
     };

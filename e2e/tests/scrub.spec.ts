@@ -27,7 +27,7 @@ test('scrubbing forward and back shows the same state at the same time', async (
   expect(second.events).not.toBe(first.events);
   // Back: from a snapshot the engine took on the way (not a re-run from 0), the
   // same state as before at the same time.
-  const timelineBefore = await page.evaluate(() => window.__schedlab?.timeline.switches);
+  const timelineBefore = await page.evaluate(() => [window.__schedlab?.timeline.switches, window.__schedlab?.timeline.waitChanges]);
   await page.keyboard.press('PageDown');
   await waitIdle(page);
   expect(await state(page)).toEqual(first);
@@ -38,7 +38,7 @@ test('scrubbing forward and back shows the same state at the same time', async (
   await page.keyboard.press('PageUp');
   await waitIdle(page);
   expect(await state(page)).toEqual(second);
-  expect(await page.evaluate(() => window.__schedlab?.timeline.switches)).toBe(timelineBefore);
+  expect(await page.evaluate(() => [window.__schedlab?.timeline.switches, window.__schedlab?.timeline.waitChanges])).toEqual(timelineBefore);
   await page.keyboard.press('PageDown');
   await waitIdle(page);
   // The timeline's axis moves the playhead too.

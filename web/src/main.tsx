@@ -18,8 +18,10 @@ declare global {
   interface Window {
     /**
      * Read by end-to-end tests: `idle` is true when nothing is running or pending;
-     * `timeline` counts the switches the timeline holds and the lanes and spans its
-     * last draw painted, with the middle of its widest task run in canvas pixels.
+     * `timeline` counts the switches and waiting-count changes the timeline holds,
+     * the lanes, spans and wait-band rectangles (and lanes with any) its last draw
+     * painted, the time range it drew, and the middle of its widest task run in
+     * canvas pixels.
      */
     __schedlab?: { idle: boolean; events: number; status: string; timeline: TimelineHook; restoredFromNs: number | undefined };
   }
@@ -27,13 +29,19 @@ declare global {
 
 interface TimelineHook {
   switches: number;
+  waitChanges: number;
   lanes: number;
   spans: number;
+  waitSpans: number;
+  waitLanes: number;
+  waitSample: DrawStats['waitSample'];
+  t0: number;
+  t1: number;
   sample: DrawStats['sample'];
 }
 
 const store = createAppStore();
-const timelineHook: TimelineHook = { switches: 0, lanes: 0, spans: 0, sample: undefined };
+const timelineHook: TimelineHook = { switches: 0, waitChanges: 0, lanes: 0, spans: 0, waitSpans: 0, waitLanes: 0, waitSample: undefined, t0: 0, t1: 0, sample: undefined };
 const controller = createController(store, startEngine());
 const actions = createActions(controller, store);
 // Compare mode's run B: its own store, controller and engine worker, made on first use.
@@ -46,6 +54,7 @@ const compare = createCompareSession(store, controller, () => {
 const publishIdle = () => {
   const state = store.get();
   timelineHook.switches = state.slices?.switches ?? 0;
+  timelineHook.waitChanges = state.slices?.waitChanges ?? 0;
   const idle = isIdle(state) && compare.settled();
   window.__schedlab = { idle, events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook, restoredFromNs: state.restoredFromNs };
   document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
@@ -89,6 +98,11 @@ if (root) createRoot(root).render(
       onTimelineDrawn={(stats) => {
         timelineHook.lanes = stats.lanes;
         timelineHook.spans = stats.spans;
+        timelineHook.waitSpans = stats.waitSpans;
+        timelineHook.waitLanes = stats.waitLanes;
+        timelineHook.waitSample = stats.waitSample;
+        timelineHook.t0 = stats.t0;
+        timelineHook.t1 = stats.t1;
         timelineHook.sample = stats.sample;
       }}
     />,

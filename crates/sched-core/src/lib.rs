@@ -30,6 +30,7 @@ pub mod task;
 pub mod time;
 pub mod topology;
 pub mod trace;
+pub mod waiting;
 pub mod workload;
 
 pub use engine::{Simulator, Snapshot, StepOutcome};

@@ -29,7 +29,10 @@ unsafe impl GlobalAlloc for Counting {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size.saturating_sub(layout.size()) as u64, Ordering::Relaxed);
+        BYTES.fetch_add(
+            new_size.saturating_sub(layout.size()) as u64,
+            Ordering::Relaxed,
+        );
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -60,7 +63,9 @@ fn allocations_per_event(preset_name: &str, groups: u32) -> f64 {
 
 #[test]
 fn allocations_per_event_stay_low_and_do_not_grow_with_the_machine() {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let small = allocations_per_event("ryzen-7950x", 10);
     let large = allocations_per_event("zen4-2s128c", 16);
     eprintln!("allocations per event: 32 CPUs {small:.3}, 512 CPUs {large:.3}");
@@ -72,8 +77,15 @@ fn allocations_per_event_stay_low_and_do_not_grow_with_the_machine() {
 /// small next to the trace (a few megabytes at 512 CPUs), and never copy it.
 #[test]
 fn a_snapshot_of_a_512_cpu_run_is_a_few_megabytes_and_leaves_the_trace_out() {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let scenario = scenario(preset("zen4-2s128c"), vec![hackbench(16, 1000, 20)], 10_000, 1);
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let scenario = scenario(
+        preset("zen4-2s128c"),
+        vec![hackbench(16, 1000, 20)],
+        10_000,
+        1,
+    );
     let mut sim = Simulator::new(&scenario).unwrap();
     for _ in 0..300_000 {
         assert_eq!(sim.step(), StepOutcome::Handled);

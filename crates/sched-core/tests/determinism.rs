@@ -70,12 +70,27 @@ fn a_cloned_simulator_continues_identically() {
 }
 
 /// Everything a run reports, as its JSON summary, with the trace's hash and count.
-fn fingerprint(sim: &Simulator) -> (String, u64, u64, sched_core::metrics::RunSummary) {
+type WaitEntries = Option<(Vec<u64>, Vec<u32>, Vec<u32>)>;
+
+fn fingerprint(
+    sim: &Simulator,
+) -> (
+    String,
+    u64,
+    u64,
+    sched_core::metrics::RunSummary,
+    WaitEntries,
+) {
+    let waits = sim
+        .wait_log
+        .as_ref()
+        .map(|log| (log.time.clone(), log.cpu.clone(), log.waiting.clone()));
     (
         sim.trace.hash_hex(),
         sim.trace.total,
         sim.events(),
         sim.summary("s"),
+        waits,
     )
 }
 
@@ -88,6 +103,7 @@ fn restoring_a_snapshot_and_running_again_repeats_the_run_exactly() {
     ] {
         let scenario = scenario(preset(preset_name), vec![workload], 200, seed);
         let mut straight = Simulator::new(&scenario).unwrap();
+        straight.keep_wait_log();
         straight.run_until(SimTime::from_ms(30));
         assert!(
             !straight.is_finished(),
@@ -96,6 +112,7 @@ fn restoring_a_snapshot_and_running_again_repeats_the_run_exactly() {
         let expected = fingerprint(&straight);
 
         let mut sim = Simulator::new(&scenario).unwrap();
+        sim.keep_wait_log();
         sim.run_until(SimTime::from_ms(8));
         let early = sim.snapshot();
         assert_eq!(early.now_ns(), sim.now().0);

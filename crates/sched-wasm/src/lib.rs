@@ -188,7 +188,9 @@ impl SimHandle {
     pub fn new(scenario_text: &str, name: &str) -> Result<SimHandle, JsValue> {
         let value = parse_json(scenario_text).map_err(|errors| errors_to_js(&errors))?;
         let scenario = scenario_from_value(&value).map_err(|errors| errors_to_js(&errors))?;
-        let sim = Simulator::new(&scenario).map_err(|errors| errors_to_js(&errors))?;
+        let mut sim = Simulator::new(&scenario).map_err(|errors| errors_to_js(&errors))?;
+        // The timeline shades where tasks wait: keep each runqueue's count, change by change.
+        sim.keep_wait_log();
         let n_cpus = sim.topology.n_cpus();
         Ok(SimHandle {
             sim,
@@ -615,6 +617,34 @@ impl SimHandle {
         out
     }
 
+    /// Entries in the wait log so far (the UI reads them from a cursor, as it reads
+    /// the trace). It stops growing when the trace does.
+    pub fn waits_len(&self) -> u32 {
+        self.sim.wait_log.as_ref().map_or(0, |log| log.len() as u32)
+    }
+
+    /// The changes of each CPU's waiting count (tasks runnable on its runqueue but
+    /// not running: `nr_running` less the running task) among wait-log entries
+    /// `[from, to)`, as flat triples `[time_ns, cpu, waiting, ...]` in time order.
+    /// Exact: the core logs every change of a runqueue as it happens, not samples.
+    /// The UI keeps `to` (`waits_len()`) as its cursor and shades the timeline's lanes.
+    pub fn waits(&self, from: u32, to: u32) -> Vec<f64> {
+        let Some(log) = self.sim.wait_log.as_ref() else {
+            return Vec::new();
+        };
+        let end = (to as usize).min(log.len());
+        let start = (from as usize).min(end);
+        let mut out = Vec::with_capacity((end - start) * 3);
+        for idx in start..end {
+            out.extend([
+                log.time[idx] as f64,
+                log.cpu[idx] as f64,
+                log.waiting[idx] as f64,
+            ]);
+        }
+        out
+    }
+
     /// The task moves among trace records `[from, to)` (every `sched_migrate_task`,
     /// uncapped), as flat quintuples `[time_ns, pid, orig_cpu, dest_cpu, cause, ...]`;
     /// `cause` is 0 for a wakeup's placement (TurboSched's packing included), 1 for
@@ -741,5 +771,54 @@ impl SimHandle {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SimHandle;
+
+    /// Replays the bridge's `waits` as the UI does (per CPU, the last count at or
+    /// before the instant) and compares them with the machine view's figures:
+    /// `frame_nr_running` less the running task of `frame_running`.
+    #[test]
+    fn waits_agree_with_nr_running_at_many_instants_of_teaching_small() {
+        let text = include_str!("../../../scenarios/teaching-small.json");
+        let Ok(mut handle) = SimHandle::new(text, "teaching-small") else {
+            panic!("teaching-small loads");
+        };
+        let n_cpus = handle.n_cpus() as usize;
+        let mut counts = vec![0u32; n_cpus];
+        let mut cursor = 0;
+        let mut instants_with_waits = 0;
+        let mut most = 0;
+        // Uneven steps, so the instants fall anywhere in the tasks' cycles.
+        let mut at_ns = 0.0;
+        for step in 0..400 {
+            at_ns += 97_000.0 + (step % 7) as f64 * 131_000.0;
+            handle.run_until(at_ns);
+            let len = handle.waits_len();
+            let flat = handle.waits(cursor, len);
+            cursor = len;
+            for entry in flat.chunks_exact(3) {
+                assert!(entry[0] <= handle.now_ns(), "a change from the future");
+                counts[entry[1] as usize] = entry[2] as u32;
+            }
+            let running = handle.frame_running();
+            let nr_running = handle.frame_nr_running();
+            for cpu in 0..n_cpus {
+                let expected = nr_running[cpu] - u32::from(running[cpu] != 0);
+                assert_eq!(counts[cpu], expected, "CPU {cpu} at {at_ns} ns");
+                most = most.max(expected);
+            }
+            if counts.iter().any(|count| *count > 0) {
+                instants_with_waits += 1;
+            }
+        }
+        assert!(
+            instants_with_waits >= 10,
+            "tasks waited at {instants_with_waits} instants only"
+        );
+        assert!(most >= 1);
     }
 }

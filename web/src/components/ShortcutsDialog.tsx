@@ -51,7 +51,19 @@ export function ShortcutsDialog({ store, actions }: { store: AppStore; actions: 
               <td>
                 <kbd>+</kbd> <kbd>-</kbd> <kbd>←</kbd> <kbd>→</kbd>
               </td>
-              <td>With the timeline's lanes focused: zoom in and out, pan</td>
+              <td>With the timeline's lanes focused: zoom in and out around the playhead, pan</td>
+            </tr>
+            <tr>
+              <td>
+                <kbd>Esc</kbd>
+              </td>
+              <td>With the timeline's lanes focused: back to the window before the last zoom, then to following the playhead</td>
+            </tr>
+            <tr>
+              <td>
+                <span className="gesture">Drag on the time axis</span>
+              </td>
+              <td>Zoom the timeline to the dragged window (a click there moves the playhead instead)</td>
             </tr>
             <tr>
               <td>

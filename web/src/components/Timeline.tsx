@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, 
 import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
-import { followView, panView, visibleRange, zoomView, type TimelineView } from '../store/timeline';
+import { brushView, followView, keyZoomAnchor, panView, timeAtX, visibleRange, zoomView, type TimelineView } from '../store/timeline';
 import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
@@ -18,6 +18,11 @@ const ZOOM_STEP = 1.25;
 const PAN_SHARE = 0.2;
 /** A press that moves less than this is a click, not a drag. */
 const DRAG_PX = 4;
+/** Windows Escape can go back to (the views before each brush), most recent last. */
+const BACK_LIMIT = 20;
+/** The tooltips over the time axis and over the lanes. */
+const AXIS_TITLE = 'Time axis: click to move the playhead here, drag to zoom to a window (Esc goes back)';
+const LANES_TITLE = 'Click a run to select its task, drag to pan, wheel to zoom; drag along the time axis to zoom to a window';
 
 /**
  * A time axis shared by several timelines (compare mode): one view, one playhead
@@ -31,10 +36,19 @@ export interface SharedAxis {
 }
 
 /**
+ * A press on the plot: `pan` drags the lanes; `brush` selects a window along the
+ * time axis (`fromNs` where it started) and, without a drag, is a click that moves
+ * the playhead.
+ */
+type Press = { readonly kind: 'pan'; readonly x: number; readonly view: TimelineView; moved: boolean } | { readonly kind: 'brush'; readonly x: number; readonly fromNs: number; moved: boolean };
+
+/**
  * The per-CPU timeline (region "Timeline"): each CPU's task runs over time on a
- * canvas, following the playhead unless the user zooms or pans. Clicking a run
- * selects its `sched_switch` record and task, as the event log does. Drawing
- * happens at most once per animation frame, whatever changed meanwhile.
+ * canvas, with a hatched band where tasks wait on a CPU's runqueue, following the
+ * playhead unless the user zooms, pans or brushes a window on the time axis
+ * (Escape goes back). Clicking a run selects its `sched_switch` record and task,
+ * as the event log does. Drawing happens at most once per animation frame,
+ * whatever changed meanwhile.
  */
 export function Timeline({
   store,
@@ -73,7 +87,12 @@ export function Timeline({
   const [scrollTop, setScrollTop] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(scrollRef);
-  const drag = useRef<{ x: number; view: TimelineView; moved: boolean } | undefined>(undefined);
+  const drag = useRef<Press | undefined>(undefined);
+  /** The window being brushed, while the press is a drag along the axis. */
+  const [brush, setBrush] = useState<{ fromNs: number; toNs: number } | undefined>(undefined);
+  /** The views before each brush, so Escape can go back. */
+  const back = useRef<TimelineView[]>([]);
+  const [overAxis, setOverAxis] = useState(false);
 
   const nCpus = loaded?.machine.cpus.length ?? 0;
   const geometry = useMemo(() => timelineGeometry(width, nCpus), [width, nCpus]);
@@ -116,6 +135,7 @@ export function Timeline({
         comm: (pid) => comms.get(pid),
         selectedPid,
         palette,
+        brush,
       });
       onDrawn?.(stats);
     };
@@ -123,7 +143,7 @@ export function Timeline({
       pending.current = undefined;
       latest.current?.();
     });
-  }, [geometry, scrollTop, t0, t1, frame, nowNs, slices, colors, comms, selectedPid, palette, onDrawn, canvasRef]);
+  }, [geometry, scrollTop, t0, t1, frame, nowNs, slices, colors, comms, selectedPid, palette, brush, onDrawn, canvasRef]);
   useEffect(
     () => () => {
       if (pending.current !== undefined) cancelAnimationFrame(pending.current);
@@ -174,33 +194,58 @@ export function Timeline({
     return rect ? { x: event.clientX - rect.left, y: event.clientY - rect.top } : undefined;
   };
 
+  /** Zooms to a window, remembering the view it leaves so Escape can go back. */
+  const zoomTo = (next: TimelineView) => {
+    back.current = [...back.current.slice(1 - BACK_LIMIT), view];
+    setView(next);
+  };
+
   const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {
     if (event.button !== 0) return;
     const point = pointInCanvas(event);
     if (!point || point.x < geometry.plotLeft) return;
-    drag.current = { x: event.clientX, view, moved: false };
+    // On the time axis a press brushes a window (or, without a drag, moves the playhead); on the lanes it pans.
+    drag.current =
+      point.y < AXIS_PX
+        ? { kind: 'brush', x: event.clientX, fromNs: timeAtX(t0, t1, geometry.plotLeft, geometry.plotWidth, point.x), moved: false }
+        : { kind: 'pan', x: event.clientX, view, moved: false };
     event.currentTarget.setPointerCapture(event.pointerId);
   };
   const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
     const start = drag.current;
-    if (!start) return;
+    if (!start) {
+      const point = pointInCanvas(event);
+      const axis = point !== undefined && point.y < AXIS_PX && point.x >= geometry.plotLeft;
+      if (axis !== overAxis) setOverAxis(axis);
+      return;
+    }
     const dx = event.clientX - start.x;
     if (!start.moved && Math.abs(dx) < DRAG_PX) return;
     start.moved = true;
+    if (start.kind === 'brush') {
+      const point = pointInCanvas(event);
+      if (point) setBrush({ fromNs: start.fromNs, toNs: timeAtX(t0, t1, geometry.plotLeft, geometry.plotWidth, point.x) });
+      return;
+    }
     const { t0: from, t1: to } = visibleRange(start.view, nowNs, speedFactor);
     setView(panView(start.view, nowNs, speedFactor, (-dx * (to - from)) / geometry.plotWidth));
   };
   const onPointerUp = (event: PointerEvent<HTMLDivElement>) => {
     const start = drag.current;
     drag.current = undefined;
-    if (!start || start.moved || !slices) return;
+    setBrush(undefined);
+    if (!start || !slices) return;
     const point = pointInCanvas(event);
-    if (!point) return;
-    // A click on the time axis moves the playhead there.
-    if (point.y < AXIS_PX && point.x >= geometry.plotLeft) {
-      void controller.scrubTo(t0 + ((point.x - geometry.plotLeft) / geometry.plotWidth) * (t1 - t0));
+    if (start.kind === 'brush') {
+      if (!start.moved) {
+        // A click on the time axis moves the playhead there.
+        if (point) void controller.scrubTo(timeAtX(t0, t1, geometry.plotLeft, geometry.plotWidth, point.x));
+      } else if (point) {
+        zoomTo(brushView(start.fromNs, timeAtX(t0, t1, geometry.plotLeft, geometry.plotWidth, point.x)));
+      }
       return;
     }
+    if (start.moved || !point) return;
     const hit = hitTest(geometry, scrollTop, t0, t1, point.x, point.y);
     const slice = hit ? slices.sliceAt(hit.cpu, hit.timeNs) : undefined;
     if (hit && slice) void controller.inspectSwitch(hit.cpu, slice.start);
@@ -210,15 +255,32 @@ export function Timeline({
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     let next: TimelineView | undefined;
     const span = t1 - t0;
+    // Keyboard zoom keeps the playhead where it is (the right edge while following).
+    const anchor = keyZoomAnchor(view, t0, t1, nowNs);
     switch (event.key) {
       case '+':
       case '=':
-        next = zoomView(view, nowNs, speedFactor, 1 / ZOOM_STEP, view.follow ? 1 : 0.5);
+        next = zoomView(view, nowNs, speedFactor, 1 / ZOOM_STEP, anchor);
         break;
       case '-':
       case '_':
-        next = zoomView(view, nowNs, speedFactor, ZOOM_STEP, view.follow ? 1 : 0.5);
+        next = zoomView(view, nowNs, speedFactor, ZOOM_STEP, anchor);
         break;
+      case 'Escape': {
+        // Cancel a brush in progress; else back to the window before the last brush; else follow.
+        if (drag.current?.kind === 'brush') {
+          drag.current = undefined;
+          setBrush(undefined);
+          event.preventDefault();
+          event.stopPropagation();
+          return;
+        }
+        const previous = back.current[back.current.length - 1];
+        if (previous === undefined && view.follow) return;
+        back.current = back.current.slice(0, -1);
+        next = previous ?? followView();
+        break;
+      }
       case 'ArrowLeft':
         next = panView(view, nowNs, speedFactor, -span * PAN_SHARE);
         break;
@@ -247,7 +309,15 @@ export function Timeline({
         <span className="timeline-window" data-testid={run === "B" ? "timeline-window-b" : "timeline-window"}>
           {formatTraceTime(simTimeNs(t0))} s to {formatTraceTime(simTimeNs(t1))} s ({formatDuration(t1 - t0)} shown)
         </span>
-        <button type="button" aria-pressed={view.follow} onClick={() => setView(followView())} title="Follow the playhead">
+        <button
+          type="button"
+          aria-pressed={view.follow}
+          onClick={() => {
+            back.current = [];
+            setView(followView());
+          }}
+          title="Follow the playhead (resets the zoom)"
+        >
           Follow
         </button>
       </div>
@@ -258,7 +328,15 @@ export function Timeline({
         <li>
           <span className="swatch playhead" /> now
         </li>
-        <li className="timeline-keys">Wheel or +/− zoom, drag or ←/→ pan, click a run to select its task, click the time axis to move the playhead</li>
+        <li className="timeline-wait-key">
+          <span className="swatch waiting w1" />
+          <span className="swatch waiting w2" />
+          <span className="swatch waiting w3" /> 1, 2, 3+ tasks waiting on the CPU&apos;s runqueue (a pixel&apos;s average where they change faster)
+        </li>
+        <li className="timeline-keys">
+          Wheel or +/− zoom, drag or ←/→ pan, drag along the time axis to zoom to a window (Esc goes back), click a run to select its task, click the time axis to move the
+          playhead
+        </li>
       </ul>
       {truncated !== undefined && (
         <p className="timeline-truncated" role="status">
@@ -269,16 +347,22 @@ export function Timeline({
       <div
         ref={scrollRef}
         className="timeline-scroll"
-        style={{ height: geometry.viewHeight }}
         tabIndex={0}
         role="group"
-        aria-label={`CPU lanes: ${nCpus} CPUs; +/- zoom, arrows pan`}
+        aria-label={`CPU lanes: ${nCpus} CPUs; +/- zoom, arrows pan, Escape goes back from a zoomed window`}
+        title={overAxis ? AXIS_TITLE : LANES_TITLE}
+        data-brushing={brush ? 'true' : undefined}
+        style={{ height: geometry.viewHeight, cursor: overAxis || brush ? 'col-resize' : undefined }}
         onScroll={onScroll}
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={onPointerUp}
-        onPointerCancel={() => (drag.current = undefined)}
+        onPointerCancel={() => {
+          drag.current = undefined;
+          setBrush(undefined);
+        }}
+        onPointerLeave={() => setOverAxis(false)}
       >
         <canvas
           ref={canvasRef}

@@ -224,6 +224,14 @@ export interface Frame {
    */
   readonly migrations: Float64Array;
   /**
+   * The changes of each CPU's waiting count since the previous frame, all of them:
+   * flat `[time_ns, cpu, waiting, ...]` triples in time order (the bridge's `waits`),
+   * where `waiting` is the number of tasks runnable on that CPU's runqueue but not
+   * running (`nr_running` less the running task). Exact changes logged by the core,
+   * not samples; for the timeline's shading. None after the trace store is full.
+   */
+  readonly waits: Float64Array;
+  /**
    * Set once the core's trace store is full (it keeps the first 2,000,000
    * records): the time of the last record kept. No switch after it arrives.
    */

@@ -38,6 +38,8 @@ let traceCursor = 0;
 let switchCursor = 0;
 /** The trace record from which the next frame reads task moves. */
 let migrationCursor = 0;
+/** The wait-log entry from which the next frame reads changes of the waiting counts. */
+let waitCursor = 0;
 /** When the trace store is full: the time of its last record. */
 let keptUntilNs: SimTimeNs | undefined;
 
@@ -103,6 +105,9 @@ function frameOf(sim: SimHandle): Frame {
   switchCursor = traceTotal;
   const migrations = sim.migrations(migrationCursor, traceTotal);
   migrationCursor = traceTotal;
+  const waitTotal = sim.waits_len();
+  const waits = sim.waits(waitCursor, waitTotal);
+  waitCursor = waitTotal;
   if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
@@ -128,6 +133,7 @@ function frameOf(sim: SimHandle): Frame {
     traceTotal,
     switches,
     migrations,
+    waits,
     traceKeptUntilNs: keptUntilNs,
     behind: false,
   };
@@ -151,6 +157,7 @@ function transferList(frame: Frame): Transferable[] {
     frame.power.buffer,
     frame.switches.buffer,
     frame.migrations.buffer,
+    frame.waits.buffer,
   ] as Transferable[];
 }
 
@@ -184,6 +191,7 @@ const engine = {
     traceCursor = 0;
     switchCursor = 0;
     migrationCursor = 0;
+    waitCursor = 0;
     keptUntilNs = undefined;
     snapshots = [];
     thinned = 0;
@@ -245,6 +253,7 @@ const engine = {
     traceCursor = Math.max(0, kept - MAX_TRACE_PER_FRAME);
     switchCursor = kept;
     migrationCursor = kept;
+    waitCursor = sim.waits_len();
     if (kept < TRACE_KEEP_LIMIT) keptUntilNs = undefined;
     return transferFrame(frameOf(sim));
   },

@@ -1,14 +1,18 @@
 /**
  * The per-CPU timeline on a canvas: one lane per CPU with its task runs in the
- * machine drawing's task colours, idle left blank, a time axis, and the playhead.
- * No React. Geometry and ticks are pure functions (tested); `drawTimeline` paints
- * only the lanes in view and asks the slice store for at most a few spans per
- * pixel, so its cost follows the canvas size, not the number of switches.
+ * machine drawing's task colours, idle left blank, a hatched band along a lane's
+ * foot where tasks wait on that CPU's runqueue (taller for more of them), a time
+ * axis, the playhead, and the window being brushed on the axis. No React.
+ * Geometry, ticks and the wait band's shape are pure functions (tested);
+ * `drawTimeline` paints only the lanes in view and asks the slice store for at
+ * most a few spans per pixel, so its cost follows the canvas size, not the
+ * number of switches or queue changes.
  */
 import { tickStep } from 'd3';
 import type { CpuId, SimTimeNs } from '../base/types';
 import { cpuId } from '../base/types';
 import type { SliceStore } from '../store/timeline';
+import type { WaitSpan } from '../store/waits';
 import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 
 /** Lane height bounds: lanes shrink to `MIN_LANE_PX` before the region scrolls. */
@@ -112,7 +116,12 @@ export function timeTicks(t0: number, t1: number, plotWidth: number): Tick[] {
   return ticks;
 }
 
-/** The timeline's own colours (the page's theme): lane stripes, gutter, axis, text, the selected run's outline. */
+/**
+ * The timeline's own colours (the page's theme): lane stripes, gutter, axis, text,
+ * the selected run's outline, the wait band (its ground and its hatching: black
+ * and white, darker and lighter than any task's colour, whose lightness stays
+ * within 0.3 to 0.8), and the brushed window's wash and edges.
+ */
 export interface TimelinePalette {
   readonly laneA: string;
   readonly laneB: string;
@@ -120,10 +129,94 @@ export interface TimelinePalette {
   readonly axisLine: string;
   readonly text: string;
   readonly selected: string;
+  readonly waitGround: string;
+  readonly waitHatch: string;
+  readonly brushFill: string;
+  readonly brushEdge: string;
 }
 
-export const LIGHT_PALETTE: TimelinePalette = { laneA: '#f8fafc', laneB: '#eef2f6', gutter: '#ffffff', axisLine: '#9aa5b1', text: '#334e68', selected: SELECTED_STROKE };
-export const DARK_PALETTE: TimelinePalette = { laneA: '#1c2733', laneB: '#243240', gutter: '#151e27', axisLine: '#829ab1', text: '#d9e2ec', selected: '#f0f4f8' };
+export const LIGHT_PALETTE: TimelinePalette = {
+  laneA: '#f8fafc',
+  laneB: '#eef2f6',
+  gutter: '#ffffff',
+  axisLine: '#9aa5b1',
+  text: '#334e68',
+  selected: SELECTED_STROKE,
+  waitGround: '#ffffff',
+  waitHatch: '#000000',
+  brushFill: 'rgba(36, 59, 83, 0.18)',
+  brushEdge: '#243b53',
+};
+export const DARK_PALETTE: TimelinePalette = {
+  laneA: '#1c2733',
+  laneB: '#243240',
+  gutter: '#151e27',
+  axisLine: '#829ab1',
+  text: '#d9e2ec',
+  selected: '#f0f4f8',
+  waitGround: '#000000',
+  waitHatch: '#ffffff',
+  brushFill: 'rgba(240, 244, 248, 0.2)',
+  brushEdge: '#f0f4f8',
+};
+
+/** The wait band is full height from this many waiting tasks up. */
+export const WAIT_FULL = 3;
+/** Hatch lines' spacing along the band, and their width, in CSS pixels. */
+const HATCH_PX = 6;
+const HATCH_LINE_PX = 2;
+/** Band rectangles narrower than this are filled solid: hatching needs room to show. */
+const HATCH_MIN_WIDTH_PX = 4;
+/** Lanes thinner than this give the band their whole height, filled solid (too thin to hatch). */
+const THIN_LANE_PX = 12;
+
+/**
+ * The tallest the wait band grows in a lane of `barHeight` pixels: three fifths of
+ * the lane, or the whole of a thin lane (many CPUs), so 1, 2 and 3+ stay apart.
+ */
+export function waitBandMax(barHeight: number): number {
+  return barHeight < THIN_LANE_PX ? Math.max(3, barHeight) : Math.round(barHeight * 0.6);
+}
+
+/**
+ * The wait band's height for `waiting` tasks (a mean where changes are closer than
+ * a pixel): a third of the band per task up to `WAIT_FULL`, and never less than a
+ * pixel while anyone waits, so a short wait still shows.
+ */
+export function waitBandHeight(waiting: number, barHeight: number): number {
+  if (!(waiting > 0)) return 0;
+  const max = waitBandMax(barHeight);
+  return Math.max(1, Math.round((Math.min(waiting, WAIT_FULL) / WAIT_FULL) * max));
+}
+
+/** One rectangle of the wait band: from `x0` to `x1`, `height` pixels tall from the lane's foot. */
+export interface WaitRect {
+  readonly x0: number;
+  readonly x1: number;
+  readonly height: number;
+}
+
+/**
+ * The wait band's rectangles for a lane's wait spans: at least a pixel wide each,
+ * and touching neighbours of the same height merged, so a dense stretch costs a
+ * rectangle per change of height rather than one per span.
+ */
+export function waitRects(spans: readonly WaitSpan[], xOf: (timeNs: number) => number, barHeight: number): WaitRect[] {
+  const rects: WaitRect[] = [];
+  for (const span of spans) {
+    const height = waitBandHeight(span.waiting, barHeight);
+    if (height === 0) continue;
+    const x0 = xOf(span.start);
+    const x1 = Math.max(x0 + 1, xOf(span.end));
+    const previous = rects[rects.length - 1];
+    if (previous && previous.height === height && x0 <= previous.x1 + 0.01) {
+      rects[rects.length - 1] = { x0: previous.x0, x1: Math.max(previous.x1, x1), height };
+    } else {
+      rects.push({ x0, x1, height });
+    }
+  }
+  return rects;
+}
 
 export interface TimelineFrame {
   /** The colours to draw with; the light ones by default. */
@@ -137,6 +230,8 @@ export interface TimelineFrame {
   readonly colors: TaskColors;
   readonly comm: (pid: number) => string | undefined;
   readonly selectedPid: number | undefined;
+  /** The window being brushed on the time axis (either end first), drawn over the plot. */
+  readonly brush?: { readonly fromNs: number; readonly toNs: number } | undefined;
 }
 
 /** What a draw painted: the lanes and spans, and the middle of the widest task run (for tests). */
@@ -145,6 +240,14 @@ export interface DrawStats {
   readonly lanes: number;
   readonly spans: number;
   readonly sample: { readonly x: number; readonly y: number; readonly cpu: number } | undefined;
+  /** Rectangles of the wait band painted, and on how many lanes. */
+  readonly waitSpans: number;
+  readonly waitLanes: number;
+  /** The widest wait rectangle in full view (the tallest of equals): its ends, its middle's height and its own (for tests). */
+  readonly waitSample: { readonly x0: number; readonly x1: number; readonly y: number; readonly height: number; readonly cpu: number } | undefined;
+  /** The time range drawn. */
+  readonly t0: number;
+  readonly t1: number;
 }
 
 /** Paints one frame of the timeline into `ctx`, whose transform maps CSS pixels. */
@@ -163,6 +266,9 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
   const laneTop = (lane: number) => AXIS_PX + lane * laneHeight - scrollTop;
   const barHeight = Math.max(1, laneHeight - LANE_GAP_PX);
   let spans = 0;
+  let waitSpans = 0;
+  let waitLanes = 0;
+  let waitSample: DrawStats['waitSample'];
   let sample: DrawStats['sample'];
   let sampleWidth = 0;
 
@@ -209,6 +315,18 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
             ctx.fillText(text, x0 + 3, top + barHeight / 2);
           }
         }
+      }
+    }
+    const rects = waitRects(slices.waitsIn(cpuId(lane), t0, t1, pixelNs), xOf, barHeight);
+    const painted = drawWaitBand(ctx, rects, top + barHeight, barHeight, palette);
+    waitSpans += painted;
+    if (painted > 0) waitLanes += 1;
+    if (top >= AXIS_PX && top + barHeight <= viewHeight) {
+      for (const rect of rects) {
+        const width = rect.x1 - rect.x0;
+        const widest = waitSample ? waitSample.x1 - waitSample.x0 : 0;
+        const better = !waitSample || width > widest || (width === widest && rect.height > waitSample.height);
+        if (better) waitSample = { x0: rect.x0, x1: rect.x1, y: top + barHeight - rect.height / 2, height: rect.height, cpu: lane };
       }
     }
   }
@@ -276,7 +394,93 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
     ctx.closePath();
     ctx.fill();
   }
-  return { lanes: last - first + 1, spans, sample };
+  // The window being brushed: a wash over the plot, its edges, and its length on the axis.
+  if (frame.brush) {
+    const from = Math.min(frame.brush.fromNs, frame.brush.toNs);
+    const to = Math.max(frame.brush.fromNs, frame.brush.toNs);
+    const x0 = Math.max(plotLeft, Math.min(plotLeft + plotWidth, xOf(from)));
+    const x1 = Math.max(plotLeft, Math.min(plotLeft + plotWidth, xOf(to)));
+    ctx.fillStyle = palette.brushFill;
+    ctx.fillRect(x0, 0, x1 - x0, viewHeight);
+    ctx.strokeStyle = palette.brushEdge;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(Math.round(x0), 0);
+    ctx.lineTo(Math.round(x0), viewHeight);
+    ctx.moveTo(Math.round(x1), 0);
+    ctx.lineTo(Math.round(x1), viewHeight);
+    ctx.stroke();
+    const label = formatSpan(to - from);
+    const half = ctx.measureText(label).width / 2 + 4;
+    const middle = Math.min(plotLeft + plotWidth - half, Math.max(plotLeft + half, (x0 + x1) / 2));
+    ctx.fillStyle = palette.gutter;
+    ctx.fillRect(middle - half, 2, half * 2, AXIS_PX - 6);
+    ctx.fillStyle = palette.text;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(label, middle, AXIS_PX / 2 - 1);
+  }
+  return { lanes: last - first + 1, spans, sample, waitSpans, waitLanes, waitSample, t0, t1 };
+}
+
+/** A window's length in the unit that suits it: `840 us`, `12.5 ms`, `1.20 s`. */
+export function formatSpan(ns: number): string {
+  const unit = UNITS.find((candidate) => ns >= candidate.ns) ?? { ns: 1, name: 'ns' };
+  const value = ns / unit.ns;
+  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit.name}`;
+}
+
+/**
+ * Paints a lane's wait band, its foot at `bottom`: the rectangles filled with the
+ * band's ground, hatched with diagonal lines clipped to them, and a line along
+ * their tops so the band's height reads at a glance; on thin lanes, and where a
+ * rectangle is too narrow for hatching, filled solid with the hatching's colour.
+ * Returns the rectangles painted.
+ */
+function drawWaitBand(ctx: CanvasRenderingContext2D, rects: readonly WaitRect[], bottom: number, barHeight: number, palette: TimelinePalette): number {
+  if (rects.length === 0) return 0;
+  const bandMax = waitBandMax(barHeight);
+  const hatched = (rect: WaitRect) => barHeight >= THIN_LANE_PX && rect.x1 - rect.x0 >= HATCH_MIN_WIDTH_PX;
+  const wide = rects.filter(hatched);
+  if (wide.length < rects.length) {
+    // The solid ones as one path, one fill.
+    ctx.beginPath();
+    for (const rect of rects) {
+      if (!hatched(rect)) ctx.rect(rect.x0, bottom - rect.height, rect.x1 - rect.x0, rect.height);
+    }
+    ctx.fillStyle = palette.waitHatch;
+    ctx.fill();
+  }
+  if (wide.length > 0) {
+    ctx.beginPath();
+    for (const rect of wide) ctx.rect(rect.x0, bottom - rect.height, rect.x1 - rect.x0, rect.height);
+    ctx.fillStyle = palette.waitGround;
+    ctx.fill();
+    ctx.save();
+    ctx.clip();
+    const left = wide[0]?.x0 ?? 0;
+    const right = wide[wide.length - 1]?.x1 ?? left;
+    ctx.strokeStyle = palette.waitHatch;
+    ctx.lineWidth = HATCH_LINE_PX;
+    ctx.beginPath();
+    // Lines rising to the right, one every `HATCH_PX` along the band, on a grid fixed to the canvas.
+    for (let x = Math.floor((left - bandMax) / HATCH_PX) * HATCH_PX; x <= right; x += HATCH_PX) {
+      ctx.moveTo(x, bottom);
+      ctx.lineTo(x + bandMax, bottom - bandMax);
+    }
+    ctx.stroke();
+    ctx.restore();
+  }
+  ctx.strokeStyle = palette.waitHatch;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (const rect of wide) {
+    const y = bottom - rect.height + 0.5;
+    ctx.moveTo(rect.x0, y);
+    ctx.lineTo(rect.x1, y);
+  }
+  ctx.stroke();
+  return rects.length;
 }
 
 /** `comm pid` if it fits in `maxWidth` pixels, else the pid alone, else nothing. */

@@ -218,9 +218,10 @@ export function createController(store: AppStore, engine: EngineClient): Control
     }
   }
 
-  /** Adds a frame's switches to the run's slices (before the frame is set: see `AppState.slices`). */
+  /** Adds a frame's switches and waiting counts to the run's slices (before the frame is set: see `AppState.slices`). */
   function addSlices(slices: SliceStore, frame: Frame) {
     slices.append(frame.switches);
+    slices.appendWaits(frame.waits);
     if (frame.traceKeptUntilNs !== undefined) slices.markTruncated(frame.traceKeptUntilNs);
     slices.setNow(frame.nowNs);
   }

@@ -21,6 +21,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     traceTotal: 0,
     switches: new Float64Array(0),
     migrations: new Float64Array(0),
+    waits: new Float64Array(0),
     traceKeptUntilNs: undefined,
     behind: false,
     ...fields,

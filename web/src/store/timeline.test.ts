@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuId } from '../base/types';
-import { FOLLOW_VIEW, followSpanNs, panView, SliceStore, visibleRange, zoomView, type Span } from './timeline';
+import { brushView, FOLLOW_VIEW, followSpanNs, keyZoomAnchor, MIN_SPAN_NS, panView, SliceStore, timeAtX, visibleRange, zoomView, type Span } from './timeline';
 
 /** `[start, end, pid]` per span (`pid` -1 for busy), for compact expectations. */
 function compact(spans: readonly Span[]): number[][] {
@@ -16,6 +16,43 @@ function storeOf(nCpus: number, switches: readonly (readonly [number, number, nu
 }
 
 describe('SliceStore', () => {
+  it('rewinds to a mark: runs and waits as a store that never saw the later changes', () => {
+    const before = { switches: [100, 0, 7, 200, 1, 8, 300, 0, 9], waits: [150, 0, 1, 250, 1, 2, 300, 0, 2] };
+    // After the mark: a change at the mark's last instant (it rewrites the last entry), then more.
+    const after = { switches: [300, 0, 10, 400, 1, 0, 500, 0, 11], waits: [300, 0, 3, 450, 1, 0, 500, 0, 0] };
+    const fresh = new SliceStore(2);
+    fresh.append(before.switches);
+    fresh.appendWaits(before.waits);
+    fresh.setNow(320);
+    const store = new SliceStore(2);
+    store.append(before.switches);
+    store.appendWaits(before.waits);
+    store.setNow(320);
+    const mark = store.mark();
+    store.append(after.switches);
+    store.appendWaits(after.waits);
+    store.setNow(600);
+    expect(store.waitingAt(cpuId(0), 310)).toBe(3);
+    store.rewind(mark);
+    for (const cpu of [cpuId(0), cpuId(1)]) {
+      expect(store.slicesIn(cpu, 0, 320, 1)).toEqual(fresh.slicesIn(cpu, 0, 320, 1));
+      expect(store.waitsIn(cpu, 0, 320, 1)).toEqual(fresh.waitsIn(cpu, 0, 320, 1));
+    }
+    expect(store.endNs).toBe(320);
+    expect(store.switches).toBe(3);
+    expect(store.waitChanges).toBe(fresh.waitChanges);
+    // And it grows again the same way.
+    for (const target of [store, fresh]) {
+      target.append(after.switches);
+      target.appendWaits(after.waits);
+      target.setNow(600);
+    }
+    for (const cpu of [cpuId(0), cpuId(1)]) {
+      expect(store.slicesIn(cpu, 0, 600, 1)).toEqual(fresh.slicesIn(cpu, 0, 600, 1));
+      expect(store.waitsIn(cpu, 0, 600, 1)).toEqual(fresh.waitsIn(cpu, 0, 600, 1));
+    }
+  });
+
   it('builds per-CPU slices from switches; the running one is open to now', () => {
     const store = storeOf(
       2,
@@ -138,7 +175,8 @@ describe('SliceStore', () => {
     expect(compact(spans)).toEqual([[0, 9_999_990, -1]]);
     // Growth by doubling: capacity is the next power of two above the count.
     expect(store.sliceCount).toBe(1_000_000);
-    expect(store.bytes).toBe(1_048_576 * 12);
+    // (and the empty wait lane its first 64 entries: 8 + 4 + 8 bytes each).
+    expect(store.bytes).toBe(1_048_576 * 12 + 64 * 20);
   });
 
   it('collapses zero-length slices and repeated switches to the same task', () => {
@@ -187,5 +225,39 @@ describe('timeline view', () => {
     expect(panView(zoomed, 100e6, 0.01, -5e6)).toEqual({ follow: false, startNs: 65e6, spanNs: 20e6 });
     // Never before time 0.
     expect(panView(zoomed, 100e6, 0.01, -500e6).startNs).toBe(0);
+  });
+});
+
+describe('brushing a window', () => {
+  it('maps the pointer to a time, clamped to the plot', () => {
+    // A plot 66 px from the left, 800 px wide, showing 10 ms to 20 ms.
+    expect(timeAtX(10e6, 20e6, 66, 800, 66)).toBe(10e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 466)).toBe(15e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 5)).toBe(10e6);
+    expect(timeAtX(10e6, 20e6, 66, 800, 2000)).toBe(20e6);
+  });
+
+  it('selects the window between the two ends, either way round, and stops following', () => {
+    expect(brushView(12e6, 14e6)).toEqual({ follow: false, startNs: 12e6, spanNs: 2e6 });
+    expect(brushView(14e6, 12e6)).toEqual({ follow: false, startNs: 12e6, spanNs: 2e6 });
+    // The view it gives shows exactly that window.
+    expect(visibleRange(brushView(14e6, 12e6), 50e6, 0.01)).toEqual({ t0: 12e6, t1: 14e6 });
+  });
+
+  it('widens a window narrower than the narrowest around its middle, never before 0', () => {
+    expect(brushView(5000, 5500)).toEqual({ follow: false, startNs: 5250 - MIN_SPAN_NS / 2, spanNs: MIN_SPAN_NS });
+    expect(brushView(0, 10)).toEqual({ follow: false, startNs: 0, spanNs: MIN_SPAN_NS });
+  });
+
+  it('zooms from the keyboard around the playhead', () => {
+    expect(keyZoomAnchor(FOLLOW_VIEW, 0, 10, 10)).toBe(1);
+    const paused = { follow: false, startNs: 0, spanNs: 100e6 };
+    expect(keyZoomAnchor(paused, 0, 100e6, 25e6)).toBe(0.25);
+    expect(keyZoomAnchor(paused, 0, 100e6, 400e6)).toBe(0.5);
+    // Zooming in keeps the playhead where it was on screen.
+    const zoomed = zoomView(paused, 25e6, 1, 0.5, keyZoomAnchor(paused, 0, 100e6, 25e6));
+    const { t0, t1 } = visibleRange(zoomed, 25e6, 1);
+    expect(t1 - t0).toBe(50e6);
+    expect((25e6 - t0) / (t1 - t0)).toBeCloseTo(0.25, 10);
   });
 });

@@ -9,9 +9,13 @@
  * Invariant: on each CPU times never decrease and two neighbouring slices never
  * have the same pid (a switch to the task already running is not a new slice).
  * A run with millions of switches costs 12 bytes per switch and no objects.
+ *
+ * Beside the runs, each CPU keeps how many tasks waited on its runqueue over time
+ * (`WaitLane`, from the bridge's `waits`), which the timeline shades.
  */
 import type { CpuId, Pid, SimTimeNs } from '../base/types';
 import { pid as toPid, simTimeNs } from '../base/types';
+import { WaitLane, type WaitSpan } from './waits';
 
 const INITIAL_CAPACITY = 64;
 
@@ -96,6 +100,9 @@ export interface SliceMark {
   readonly nowNs: number;
   readonly switchCount: number;
   readonly keptUntil: number | undefined;
+  /** Per CPU, its wait lane's mark (`WaitLane.mark`), and the changes read. */
+  readonly waits: readonly (readonly [number, number, number, number])[];
+  readonly waitCount: number;
 }
 
 export class SliceStore {
@@ -106,8 +113,46 @@ export class SliceStore {
   /** Set once the core's trace stopped growing: slices after this time are unknown. */
   private keptUntil: number | undefined;
 
+  private readonly waitLanes: WaitLane[];
+  private waitCount = 0;
+
   constructor(readonly nCpus: number) {
     this.lanes = Array.from({ length: nCpus }, () => new Lane());
+    this.waitLanes = Array.from({ length: nCpus }, () => new WaitLane());
+  }
+
+  /**
+   * Appends flat `[time_ns, cpu, waiting, ...]` triples (the bridge's `waits`: each
+   * change of a CPU's count of tasks waiting on its runqueue), in time order.
+   */
+  appendWaits(changes: Float64Array | readonly number[]) {
+    for (let index = 0; index + 2 < changes.length; index += 3) {
+      const lane = this.waitLanes[changes[index + 1] ?? -1];
+      if (!lane) continue;
+      lane.push(changes[index] ?? 0, changes[index + 2] ?? 0);
+      this.waitCount += 1;
+    }
+  }
+
+  /** Changes of the waiting counts read so far. */
+  get waitChanges(): number {
+    return this.waitCount;
+  }
+
+  /** Tasks waiting on `cpu`'s runqueue at `timeNs` (0 where nothing is known). */
+  waitingAt(cpu: CpuId, timeNs: number): number {
+    const lane = this.waitLanes[cpu];
+    return lane && timeNs <= this.endNs ? lane.waitingAt(timeNs) : 0;
+  }
+
+  /**
+   * Where tasks waited on `cpu`'s runqueue between `t0` and `t1` at `pixelNs` per
+   * pixel (`WaitLane.spansIn`: exact counts where they hold a pixel or more, a
+   * pixel's mean where they change faster), up to where the slices are known.
+   */
+  waitsIn(cpu: CpuId, t0: number, t1: number, pixelNs: number): WaitSpan[] {
+    const lane = this.waitLanes[cpu];
+    return lane ? lane.spansIn(t0, Math.min(t1, this.endNs), pixelNs) : [];
   }
 
   /** Appends flat `[time_ns, cpu, next_pid, ...]` triples (the bridge's `switches`), in time order. */
@@ -131,7 +176,16 @@ export class SliceStore {
       lastTimes[index] = lane.times[lane.length - 1] ?? 0;
       lastPids[index] = lane.pids[lane.length - 1] ?? 0;
     });
-    return { lengths, lastTimes, lastPids, nowNs: this.nowNs, switchCount: this.switchCount, keptUntil: this.keptUntil };
+    return {
+      lengths,
+      lastTimes,
+      lastPids,
+      nowNs: this.nowNs,
+      switchCount: this.switchCount,
+      keptUntil: this.keptUntil,
+      waits: this.waitLanes.map((lane) => lane.mark()),
+      waitCount: this.waitCount,
+    };
   }
 
   /** Back to `mark`, taken earlier on this store: the slices appended since are dropped. */
@@ -147,6 +201,11 @@ export class SliceStore {
     this.nowNs = mark.nowNs;
     this.switchCount = mark.switchCount;
     this.keptUntil = mark.keptUntil;
+    this.waitLanes.forEach((lane, index) => {
+      const waits = mark.waits[index];
+      if (waits) lane.rewind(waits);
+    });
+    this.waitCount = mark.waitCount;
   }
 
   /** Moves "now", where the running slices end (never past the end of the kept trace). */
@@ -185,6 +244,7 @@ export class SliceStore {
   get bytes(): number {
     let total = 0;
     for (const lane of this.lanes) total += lane.times.byteLength + lane.pids.byteLength;
+    for (const lane of this.waitLanes) total += lane.bytes;
     return total;
   }
 
@@ -325,4 +385,34 @@ export function panView(view: TimelineView, nowNs: number, speedFactor: number, 
 /** Resumes following the playhead with the window the speed chooses. */
 export function followView(): TimelineView {
   return FOLLOW_VIEW;
+}
+
+/** The time under `x` (CSS pixels) in a plot showing `[t0, t1]`, clamped to the plot. */
+export function timeAtX(t0: number, t1: number, plotLeft: number, plotWidth: number, x: number): number {
+  const share = Math.min(1, Math.max(0, (x - plotLeft) / plotWidth));
+  return t0 + share * (t1 - t0);
+}
+
+/**
+ * The view a brush selects: the window between two times (in either order), no
+ * longer following. A window narrower than `MIN_SPAN_NS` widens around its middle,
+ * and none starts before time 0.
+ */
+export function brushView(fromNs: number, toNs: number): TimelineView {
+  const start = Math.min(fromNs, toNs);
+  const end = Math.max(fromNs, toNs);
+  const span = clampSpan(end - start);
+  const middle = (start + end) / 2;
+  return { follow: false, startNs: Math.max(0, span > end - start ? middle - span / 2 : start), spanNs: span };
+}
+
+/**
+ * The anchor for keyboard zoom (0 left edge, 1 right edge): the right edge while
+ * following (the playhead is there), else the playhead when it is in view, else
+ * the middle of the window.
+ */
+export function keyZoomAnchor(view: TimelineView, t0: number, t1: number, nowNs: number): number {
+  if (view.follow) return 1;
+  if (t1 > t0 && nowNs >= t0 && nowNs <= t1) return (nowNs - t0) / (t1 - t0);
+  return 0.5;
 }

@@ -136,7 +136,8 @@ impl Simulator {
         self.metrics.idle_while_runnable_machine_ns += elapsed * idle_total.min(waiting_total);
     }
 
-    /// Refreshes the cached idle/waiting figures of `cpu` after its runqueue changed.
+    /// Refreshes the cached idle/waiting figures of `cpu` after its runqueue changed,
+    /// and notes its waiting count in the wait log when one is kept.
     pub(crate) fn touch(&mut self, cpu: CpuId) {
         let cpu_idx = cpu.0 as usize;
         let idle = self.cpu_is_idle(cpu);
@@ -159,6 +160,14 @@ impl Simulator {
         if state.counted_waiting != waiting {
             self.llc_waiting[llc] = self.llc_waiting[llc] + waiting - state.counted_waiting;
             state.counted_waiting = waiting;
+        }
+        // The timeline's count: every queued task, whether or not one runs (a CPU
+        // leaving idle has tasks waiting for it too).
+        if let Some(log) = &mut self.wait_log {
+            if self.trace.len() < self.trace.keep_limit {
+                let queued = self.rqs[cpu_idx].queued.len() as u32;
+                log.note(self.now.as_ns(), cpu.0, queued);
+            }
         }
     }
 

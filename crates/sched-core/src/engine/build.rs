@@ -288,6 +288,7 @@ impl Simulator {
             pending_throttle: Vec::new(),
             bandwidth: BandwidthStats::default(),
             recorder: None,
+            wait_log: None,
         })
     }
 }

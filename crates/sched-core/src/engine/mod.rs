@@ -213,6 +213,9 @@ pub struct Simulator {
     /// The decision inspector's recorder (`explain.rs`): `None` except in the
     /// re-run of `Simulator::explain_record`.
     pub(crate) recorder: Option<Box<crate::explain::Recorder>>,
+    /// Each runqueue's waiting count over time (`waiting`): `None` unless a front
+    /// end asked for it with [`Simulator::keep_wait_log`].
+    pub wait_log: Option<crate::waiting::WaitLog>,
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
@@ -224,6 +227,20 @@ impl Simulator {
     /// Builds a simulator, or says every way in which the scenario is wrong.
     pub fn new(scenario: &Scenario) -> Result<Simulator, Vec<ScenarioError>> {
         Self::with_trace_limit(scenario, DEFAULT_TRACE_KEEP)
+    }
+
+    /// Starts logging how many tasks wait in each runqueue, change by change
+    /// ([`crate::waiting`]), from the state as it stands. Logging stops when the
+    /// trace stops keeping records, so the log covers the kept trace's time.
+    pub fn keep_wait_log(&mut self) {
+        if self.wait_log.is_some() {
+            return;
+        }
+        let mut log = crate::waiting::WaitLog::new(self.rqs.len());
+        for (cpu, rq) in self.rqs.iter().enumerate() {
+            log.note(self.now.as_ns(), cpu as u32, rq.queued.len() as u32);
+        }
+        self.wait_log = Some(log);
     }
 
     pub fn now(&self) -> SimTime {

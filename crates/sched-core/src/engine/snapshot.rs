@@ -1,12 +1,13 @@
 //! Snapshots of a running simulation, so that going back in time is a restore
 //! and a short run forward instead of a re-run from time 0. A snapshot is the
 //! whole simulator state (queues, tasks, metrics, the random number generator)
-//! except the trace's records, which stay in the live trace: restoring drops the
-//! records after the snapshot's mark. The run is deterministic, so a snapshot
+//! except the logs that only grow, the trace's records and the wait log, which stay
+//! in the live simulator: restoring drops their entries after the snapshot's marks. The run is deterministic, so a snapshot
 //! taken later than one restored stays valid: the same future comes again.
 
 use super::Simulator;
 use crate::trace::{Trace, TraceMark};
+use crate::waiting::WaitMark;
 
 /// A simulator's state at one moment (`Simulator::snapshot`).
 #[derive(Clone, Debug)]
@@ -15,6 +16,8 @@ pub struct Snapshot {
     state: Box<Simulator>,
     /// Where the live trace stood.
     trace: TraceMark,
+    /// Where the live wait log stood, when one is kept.
+    waits: Option<WaitMark>,
 }
 
 impl Snapshot {
@@ -38,10 +41,17 @@ impl Simulator {
     /// The state now, without copying the trace's records.
     pub fn snapshot(&mut self) -> Snapshot {
         let live = std::mem::take(&mut self.trace);
+        let waits = self.wait_log.take();
         let mark = live.mark();
+        let wait_mark = waits.as_ref().map(|log| log.mark());
         let state = Box::new(self.clone());
         self.trace = live;
-        Snapshot { state, trace: mark }
+        self.wait_log = waits;
+        Snapshot {
+            state,
+            trace: mark,
+            waits: wait_mark,
+        }
     }
 
     /// Back to `snapshot`, taken earlier in this same run: every field as it was
@@ -49,7 +59,15 @@ impl Simulator {
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let mut live: Trace = std::mem::take(&mut self.trace);
         live.rewind(&snapshot.trace);
+        let mut waits = self.wait_log.take();
+        match (&mut waits, &snapshot.waits) {
+            (Some(log), Some(mark)) => log.rewind(mark),
+            // A log started after the snapshot cannot be rewound to it: dropped.
+            (Some(_), None) => waits = None,
+            _ => {}
+        }
         *self = (*snapshot.state).clone();
         self.trace = live;
+        self.wait_log = waits;
     }
 }
