@@ -1,6 +1,6 @@
 import { useEffect, useId, useMemo, useRef, type MouseEvent, type RefObject } from 'react';
 import { SPEEDS } from '../store/app';
-import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView } from '../store/motion';
+import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView, type MotionView } from '../store/motion';
 import { DISTANCE_COLOR, drawMotions } from '../render/motion';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
@@ -14,6 +14,9 @@ import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
 import { parseFramePower, powerOn } from '../store/power';
 import { formatNs, type PowerView } from '../render/power';
 import { JitterTag } from './JitterTag';
+
+/** Nothing to draw in the SVG's moves layer (a large machine's moves are on its canvas). */
+const NO_MOTIONS: MotionView = { drawn: [], more: { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 }, moreTotal: 0 };
 
 export function TopologyView({
   store,
@@ -69,8 +72,10 @@ export function TopologyView({
   useEffect(() => {
     if (svgRef.current && layout && frame) {
       const cells = theme === 'dark' ? DARK_CELLS : LIGHT_CELLS;
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView, cells);
-      if (moves) drawMotions(svgRef.current, layout, moves);
+      // A large machine paints its moves on the cells' canvas; a small one draws them in the SVG.
+      const onCanvas = cellsOnCanvas(layout.cpus.length);
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView, cells, onCanvas ? moves : undefined);
+      if (moves) drawMotions(svgRef.current, layout, onCanvas ? NO_MOTIONS : moves);
     }
   }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves, theme]);
 

@@ -82,7 +82,7 @@ describe('canvas cells', () => {
     };
     const { ctx, calls } = recorder();
     const stats = drawCells(ctx, frame);
-    expect(stats).toEqual({ cells: 128, running: 2 });
+    expect(stats).toEqual({ cells: 128, running: 2, motions: 0 });
     const fillAt = (cpu: number) => {
       const cell = layout.cpus[cpu]!;
       return calls.find((call) => call.op === 'fillRect' && call.x === cell.x && call.y === cell.y && call.width === cell.width);

@@ -18,6 +18,8 @@ import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 import { DEEP_FILL, DEEP_HATCH, idleCellBase, SHALLOW_FILL } from './power';
 import type { CoreIdle } from '../store/power';
 import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { paintMotions } from './motion';
+import type { MotionView } from '../store/motion';
 
 /** Above this many CPUs the cells are painted on a canvas. */
 export const CANVAS_MIN_CPUS = 64;
@@ -53,6 +55,8 @@ export interface CellsFrame {
   /** Whether an idle core's cells leave their room to its idle label (no CPU number then). */
   readonly labelsIdleCore: (cell: CpuCell) => boolean;
   readonly palette: CellPalette;
+  /** The task moves to paint over the cells (a large machine's moves are on the canvas too). */
+  readonly motions?: MotionView;
 }
 
 /** The hatch a deep-idle core's cells are filled with, as the SVG's pattern draws it. */
@@ -74,10 +78,11 @@ function deepPattern(ctx: CanvasRenderingContext2D): CanvasPattern | string {
   return ctx.createPattern(tile, 'repeat') ?? DEEP_FILL;
 }
 
-/** What `drawCells` painted, for tests: cells, and how many ran a task. */
+/** What `drawCells` painted, for tests: cells, how many ran a task, and the moves painted. */
 export interface CellsStats {
   readonly cells: number;
   readonly running: number;
+  readonly motions: number;
 }
 
 /** Paints every CPU cell of `frame.layout` into `ctx`, whose transform maps the layout's units. */
@@ -150,7 +155,8 @@ export function drawCells(ctx: CanvasRenderingContext2D, frame: CellsFrame): Cel
     }
   }
   ctx.globalAlpha = 1;
-  return { cells: layout.cpus.length, running };
+  const motions = frame.motions ? paintMotions(ctx, layout, frame.motions) : 0;
+  return { cells: layout.cpus.length, running, motions };
 }
 
 /** The cell under a point of the layout, if any (the canvas has no elements to click). */

@@ -20,7 +20,7 @@ const TRAVEL = 0.35;
 type Drawn = MotionView['drawn'][number];
 
 /** The arc's control point: above the straight line, higher for longer moves. */
-function arc(x1: number, y1: number, x2: number, y2: number): { d: string; at: (t: number) => [number, number] } {
+function arc(x1: number, y1: number, x2: number, y2: number): { d: string; cx: number; cy: number; at: (t: number) => [number, number] } {
   const mx = (x1 + x2) / 2;
   const my = (y1 + y2) / 2;
   const length = Math.hypot(x2 - x1, y2 - y1);
@@ -29,8 +29,45 @@ function arc(x1: number, y1: number, x2: number, y2: number): { d: string; at: (
   const cy = my - lift;
   return {
     d: `M${x1},${y1}Q${cx},${cy} ${x2},${y2}`,
+    cx,
+    cy,
     at: (t) => [(1 - t) * (1 - t) * x1 + 2 * (1 - t) * t * cx + t * t * x2, (1 - t) * (1 - t) * y1 + 2 * (1 - t) * t * cy + t * t * y2],
   };
+}
+
+/**
+ * The moves of a large machine, painted on its cells' canvas after the cells (the
+ * same arcs and tokens as `drawMotions`), so the SVG stays still while the run plays.
+ */
+export function paintMotions(ctx: CanvasRenderingContext2D, layout: MachineLayout, view: MotionView): number {
+  const cells = new Map(layout.cpus.map((cell) => [cell.cpu, cell]));
+  let painted = 0;
+  for (const motion of view.drawn) {
+    const from = cells.get(motion.from);
+    const to = cells.get(motion.to);
+    if (!from || !to) continue;
+    const path = arc(from.x + from.width / 2, from.y + from.height / 2, to.x + to.width / 2, to.y + to.height / 2);
+    const color = DISTANCE_COLOR[motion.distance];
+    ctx.globalAlpha = 0.25 + 0.75 * (1 - motion.age);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 3;
+    ctx.lineCap = 'round';
+    ctx.beginPath();
+    ctx.moveTo(from.x + from.width / 2, from.y + from.height / 2);
+    ctx.quadraticCurveTo(path.cx, path.cy, to.x + to.width / 2, to.y + to.height / 2);
+    ctx.stroke();
+    const [tx, ty] = path.at(Math.min(1, motion.age / TRAVEL));
+    ctx.beginPath();
+    ctx.arc(tx, ty, 6, 0, 2 * Math.PI);
+    ctx.fillStyle = color;
+    ctx.fill();
+    ctx.strokeStyle = '#ffffff';
+    ctx.lineWidth = 2;
+    ctx.stroke();
+    painted += 1;
+  }
+  ctx.globalAlpha = 1;
+  return painted;
 }
 
 export function drawMotions(svgElement: SVGSVGElement, layout: MachineLayout, view: MotionView): void {

@@ -17,6 +17,7 @@ import { coreIdleText, drawCoreIdle, drawSocketPower, ensureDeepPattern, idleCel
 import { idleLabel } from '../store/power';
 import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
+import type { MotionView } from '../store/motion';
 import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { cellAt, cellsOnCanvas, drawCells, LIGHT_CELLS, type CellPalette, type CellsFrame } from './cellsCanvas';
 
@@ -64,6 +65,8 @@ const RING = 3;
 
 /** What each CPU cell was last drawn with (its signature), so an unchanged cell is not written again. */
 const drawnSignature = new WeakMap<SVGGElement, string>();
+/** Per drawing, the layout and power flag its boxes were last joined for. */
+const drawnBoxes = new WeakMap<SVGSVGElement, string>();
 /** A number per layout object, for the signatures (a new layout redraws every cell). */
 const layoutIds = new WeakMap<MachineLayout, number>();
 let nextLayoutId = 1;
@@ -85,6 +88,7 @@ export function drawMachine(
   shards?: ShardView,
   power?: PowerView,
   cellPalette?: CellPalette,
+  motions?: MotionView,
 ): void {
   const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
   // One layer per kind of box, created once, so boxes entered later (after a
@@ -104,11 +108,17 @@ export function drawMachine(
   const laneLayer = layer('lanes');
   ensureDeepPattern(svgSelection);
 
-  drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8, power ? SOCKET_POWER_HEADER.baseline : 13);
-  drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6, 13);
+  // The boxes change only with the layout (and the power header's room): joined again then only.
+  const boxes = `${layoutId(layout)}|${power ? 'p' : ''}`;
+  const boxesChanged = drawnBoxes.get(svg) !== boxes;
+  drawnBoxes.set(svg, boxes);
+  if (boxesChanged) {
+    drawLabelledBoxes(sockets, 'socket', layout.sockets, 6, 8, power ? SOCKET_POWER_HEADER.baseline : 13);
+    drawLabelledBoxes(llcLayer, 'llc', layout.llcs, 4, 6, 13);
+  }
   drawSocketPower(socketPowerLayer, layout.sockets, power);
 
-  coreLayer
+  if (boxesChanged) coreLayer
     .selectAll<SVGRectElement, (typeof layout.cores)[number]>('rect.core')
     .data(layout.cores, (box) => box.id)
     .join('rect')
@@ -160,6 +170,7 @@ export function drawMachine(
     coreIdle: (core) => power?.frame.cores[core],
     labelsIdleCore,
     palette: cellPalette ?? LIGHT_CELLS,
+    motions,
   });
   if (onCanvas) {
     const hover = (x: number, y: number) => {
@@ -482,5 +493,5 @@ function drawCanvasCells(layer: Selection<SVGGElement, string, SVGSVGElement, un
   if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   const stats = drawCells(ctx, frame);
-  holder.attr('data-cells', stats.cells).attr('data-running', stats.running);
+  holder.attr('data-cells', stats.cells).attr('data-running', stats.running).attr('data-motions', stats.motions);
 }
