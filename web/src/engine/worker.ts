@@ -23,7 +23,7 @@ import type {
   WorkloadInfo,
   WorkloadThroughput,
 } from './protocol';
-import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX, TRACE_KEEP_LIMIT } from './protocol';
+import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 
@@ -38,7 +38,7 @@ let traceCursor = 0;
 let switchCursor = 0;
 /** The trace record from which the next frame reads task moves. */
 let migrationCursor = 0;
-/** When the trace store is full: the time of its last record. */
+/** When the core's trace store is full (`trace_full()`): the time of its last kept record. */
 let keptUntilNs: SimTimeNs | undefined;
 
 function ensureWasm(): Promise<unknown> {
@@ -56,7 +56,7 @@ function frameOf(sim: SimHandle): Frame {
   switchCursor = traceTotal;
   const migrations = sim.migrations(migrationCursor, traceTotal);
   migrationCursor = traceTotal;
-  if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
+  if (keptUntilNs === undefined && traceTotal > 0 && sim.trace_full()) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
   return {
