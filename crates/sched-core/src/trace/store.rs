@@ -75,24 +75,37 @@ impl Chunk {
         scratch.clear();
         let mut tags = [0u8; CHUNK];
         let mut anchors = [0u32; CHUNK / ANCHOR];
+        // One pass: the reasons' bytes, and each column's smallest and largest value.
+        let mut min = [u64::MAX; COL_ANCHOR];
+        let mut max = [0u64; COL_ANCHOR];
         for (idx, record) in records.iter().enumerate() {
             if idx % ANCHOR == 0 {
                 anchors[idx / ANCHOR] = scratch.len() as u32;
             }
-            tags[idx] = encode_reason(&record.reason, scratch);
+            let tag = encode_reason(&record.reason, scratch);
+            tags[idx] = tag;
+            let values = [
+                record.time.0,
+                record.cpu as u64,
+                record.ctx_pid as u64,
+                record.kind as u64,
+                record.pid as u64,
+                record.arg0 as u64,
+                record.arg1 as u64,
+                tag as u64,
+            ];
+            for col in 0..COL_ANCHOR {
+                min[col] = min[col].min(values[col]);
+                max[col] = max[col].max(values[col]);
+            }
         }
         let n_anchors = n.div_ceil(ANCHOR);
-        let plans = [
-            plan(n, |i| records[i].time.0),
-            plan(n, |i| records[i].cpu as u64),
-            plan(n, |i| records[i].ctx_pid as u64),
-            plan(n, |i| records[i].kind as u64),
-            plan(n, |i| records[i].pid as u64),
-            plan(n, |i| records[i].arg0 as u64),
-            plan(n, |i| records[i].arg1 as u64),
-            plan(n, |i| tags[i] as u64),
-            plan(n_anchors, |i| anchors[i] as u64),
-        ];
+        let mut plans = [(0u64, 0u8); N_COLS];
+        for col in 0..COL_ANCHOR {
+            plans[col] = (min[col], bit_width(max[col] - min[col]));
+        }
+        // Anchors only grow, from 0.
+        plans[COL_ANCHOR] = (0, bit_width(anchors[n_anchors - 1] as u64));
         let mut start = [0u32; N_COLS];
         let mut bits = 0usize;
         for (col, (_, width)) in plans.iter().enumerate() {
@@ -213,19 +226,9 @@ impl Chunk {
     }
 }
 
-/// A column's base (its smallest value) and width in bits (of its largest offset).
-fn plan(len: usize, value: impl Fn(usize) -> u64) -> (u64, u8) {
-    let mut min = u64::MAX;
-    let mut max = 0;
-    for i in 0..len {
-        let v = value(i);
-        min = min.min(v);
-        max = max.max(v);
-    }
-    if len == 0 {
-        return (0, 0);
-    }
-    (min, (64 - (max - min).leading_zeros()) as u8)
+/// Bits needed for offsets up to `range`.
+fn bit_width(range: u64) -> u8 {
+    (64 - range.leading_zeros()) as u8
 }
 
 /// Writes bits into zeroed words, a word at a time.
