@@ -426,6 +426,17 @@ pub struct TraceMark {
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
+/// `FNV_PRIME` to the powers 0 to 8, wrapping.
+const FNV_PRIME_POWERS: [u64; 9] = {
+    let mut powers = [1u64; 9];
+    let mut k = 1;
+    while k < 9 {
+        powers[k] = powers[k - 1].wrapping_mul(FNV_PRIME);
+        k += 1;
+    }
+    powers
+};
+
 /// Bytes of a full `open` buffer.
 const OPEN_BYTES: usize = CHUNK * std::mem::size_of::<TraceRecord>();
 
@@ -492,11 +503,19 @@ impl Trace {
         self.open.clear();
     }
 
+    /// FNV-1a over the value's eight little-endian bytes. A zero byte only
+    /// multiplies (`x ^ 0 == x`), so the value's high zero bytes (most fields are
+    /// small) are folded into one multiplication by a power of the prime: the same
+    /// hash in fewer dependent steps.
+    #[inline]
     fn mix(&mut self, value: u64) {
-        for byte in value.to_le_bytes() {
-            self.hash ^= byte as u64;
-            self.hash = self.hash.wrapping_mul(FNV_PRIME);
+        let significant = 8 - (value.leading_zeros() / 8) as usize;
+        let mut hash = self.hash;
+        for byte in &value.to_le_bytes()[..significant] {
+            hash ^= *byte as u64;
+            hash = hash.wrapping_mul(FNV_PRIME);
         }
+        self.hash = hash.wrapping_mul(FNV_PRIME_POWERS[8 - significant]);
     }
 
     /// FNV-1a over every record's fields, as a 16-digit hex string.
@@ -1135,6 +1154,26 @@ mod tests {
                 let kept: Vec<TraceRecord> = (0..straight.len()).map(|i| straight.get(i)).collect();
                 assert_kept(&trace, &kept);
             }
+        }
+    }
+
+    #[test]
+    fn the_hash_is_fnv_1a_over_every_byte_of_every_field() {
+        let mut gen = Gen(9);
+        let mut trace = Trace::new(0);
+        let mut expected = FNV_OFFSET;
+        for _ in 0..10_000 {
+            let value = match gen.below(3) {
+                0 => gen.next(),
+                1 => gen.next() >> (8 * gen.below(8)),
+                _ => 0,
+            };
+            trace.mix(value);
+            for byte in value.to_le_bytes() {
+                expected ^= byte as u64;
+                expected = expected.wrapping_mul(FNV_PRIME);
+            }
+            assert_eq!(trace.hash, expected, "after {value:#x}");
         }
     }
 
