@@ -17,7 +17,8 @@ pub struct ExplainArgs {
     /// SCENARIO --trace-out FILE` with the same --seed and --set, the `#` header
     /// lines not counted. Wakeups and forks can be explained: a sched_wakeup or
     /// sched_wakeup_new line, or the sched_waking or sched_migrate_task line of the
-    /// same wakeup. Indexes past the 2,000,000 lines --trace-out keeps still count.
+    /// same wakeup. Indexes past what --trace-out keeps (records within 512 MiB,
+    /// about 50 million) still count.
     #[arg(long = "event", value_name = "N")]
     event: u64,
     /// Override the scenario's seed.

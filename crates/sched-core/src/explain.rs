@@ -736,7 +736,7 @@ impl Simulator {
             return;
         };
         let task = &self.tasks[task_id.0 as usize];
-        let total = self.trace.total;
+        let total = self.trace.total();
         let mut records = Vec::new();
         let first = match rec.last_waking {
             Some((pid, index))
@@ -781,7 +781,7 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn explain_on_emit_cold(&mut self, record: &TraceRecord) {
-        let index = self.trace.total;
+        let index = self.trace.total();
         if let Some(rec) = self.recorder.as_deref_mut() {
             rec.on_emit(index, record);
         }
@@ -840,12 +840,12 @@ impl Simulator {
         sim.recorder = Some(Box::new(Recorder::for_record(record_index)));
         // A decision is made within one event, so stepping whole events until the
         // record exists also finishes its decision.
-        while sim.trace.total <= record_index {
+        while sim.trace.total() <= record_index {
             if sim.step() == crate::StepOutcome::Finished {
                 break;
             }
         }
-        let total = sim.trace.total;
+        let total = sim.trace.total();
         let mut rec = sim.recorder.take().expect("armed above");
         if let Some(decision) = rec.found.take() {
             return Ok(decision);
@@ -1066,21 +1066,21 @@ mod tests {
         // A wakeup that migrated: waking, migrate, wakeup.
         let migrate = (0..trace.len())
             .find(|idx| {
-                trace.kind[*idx] == TraceKind::SchedMigrateTask
-                    && matches!(trace.reason[*idx], Reason::Wakeup { .. })
+                trace.kind(*idx) == TraceKind::SchedMigrateTask
+                    && matches!(trace.reason(*idx), Reason::Wakeup { .. })
             })
             .expect("a wakeup migrates");
         let wakeup = migrate + 1;
-        assert_eq!(trace.kind[wakeup], TraceKind::SchedWakeup);
+        assert_eq!(trace.kind(wakeup), TraceKind::SchedWakeup);
         let by_wakeup = Simulator::explain_record(&scenario, wakeup as u64).unwrap();
         assert_eq!(by_wakeup.kind, DecisionKind::Wakeup);
-        assert_eq!(by_wakeup.chosen_cpu, trace.arg0[wakeup]);
+        assert_eq!(by_wakeup.chosen_cpu, trace.arg0(wakeup));
         assert_eq!(by_wakeup.summary, trace.reason_text(wakeup));
         let indexes: Vec<u64> = by_wakeup.records.iter().map(|r| r.index).collect();
         for index in &indexes {
             let other = Simulator::explain_record(&scenario, *index).unwrap();
             assert_eq!(other.steps, by_wakeup.steps);
-            assert_eq!(other.event, trace.kind[*index as usize].ftrace_name());
+            assert_eq!(other.event, trace.kind(*index as usize).ftrace_name());
         }
         assert_eq!(
             by_wakeup.records.first().map(|r| r.event),
@@ -1093,15 +1093,12 @@ mod tests {
         let scenario = scenario("teaching-small", "6.5", vec![schbench(2, 5)], 30);
         let mut sim = Simulator::new(&scenario).unwrap();
         sim.run_to_end();
-        let switch = sim
-            .trace
-            .kind
-            .iter()
-            .position(|kind| *kind == TraceKind::SchedSwitch);
+        let switch =
+            (0..sim.trace.len()).find(|idx| sim.trace.kind(*idx) == TraceKind::SchedSwitch);
         let error = Simulator::explain_record(&scenario, switch.unwrap() as u64).unwrap_err();
         assert!(error.contains("sched_switch"), "{error}");
         assert!(error.contains("sched_wakeup_new"), "{error}");
-        let total = sim.trace.total;
+        let total = sim.trace.total();
         let error = Simulator::explain_record(&scenario, total).unwrap_err();
         assert!(error.contains("out of range"), "{error}");
         assert!(error.contains(&format!("{total} trace records")), "{error}");
@@ -1119,7 +1116,7 @@ mod tests {
         sim.run_to_end();
         let trace = &sim.trace;
         let fork = (0..trace.len())
-            .find(|idx| matches!(trace.reason[*idx], Reason::ForkNumaImbalance { .. }))
+            .find(|idx| matches!(trace.reason(*idx), Reason::ForkNumaImbalance { .. }))
             .expect("the NUMA rule keeps a thread local");
         let decision = Simulator::explain_record(&scenario, fork as u64).unwrap();
         assert_eq!(decision.kind, DecisionKind::Fork);

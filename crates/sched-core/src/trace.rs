@@ -1,11 +1,15 @@
-//! The event trace: an append-only, column-oriented log with ftrace names and fields.
+//! The event trace: an append-only log with ftrace names and fields, kept compactly
+//! (see `store.rs` for the encoding).
 //!
 //! Every record also carries a [`Reason`]: why the model did what it did, rendered as
 //! a sentence a student can read. The trace hash covers every record ever pushed,
 //! byte for byte, so two runs agree on the hash exactly when they agree on the trace.
 
+mod store;
+
 use crate::time::SimTime;
 use std::fmt::Write as _;
+use store::{Chunk, CHUNK};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -36,6 +40,28 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
+    /// Every kind, indexed by its code (`kind as u8`).
+    const ALL: [TraceKind; 13] = [
+        TraceKind::SchedWaking,
+        TraceKind::SchedWakeup,
+        TraceKind::SchedWakeupNew,
+        TraceKind::SchedSwitch,
+        TraceKind::SchedMigrateTask,
+        TraceKind::SchedProcessExit,
+        TraceKind::CfsThrottle,
+        TraceKind::CfsUnthrottle,
+        TraceKind::CpuHotplug,
+        TraceKind::ShardPush,
+        TraceKind::ShardPop,
+        TraceKind::ShardPull,
+        TraceKind::CpuFrequency,
+    ];
+
+    /// The kind whose code (`kind as u8`) is `code`.
+    fn from_code(code: u8) -> TraceKind {
+        Self::ALL[code as usize]
+    }
+
     pub fn ftrace_name(self) -> &'static str {
         match self {
             TraceKind::SchedWaking => "sched_waking",
@@ -358,31 +384,43 @@ pub trait TaskNames {
     }
 }
 
-/// Column-oriented storage. Invariant: all columns have the same length, and times
-/// never decrease from one record to the next.
-#[derive(Clone, Debug, Default)]
+/// The trace store: every record pushed is counted and hashed; records are kept
+/// while their bytes stay within a budget.
+///
+/// Invariants:
+/// - Records `0..len()` are kept; they are the first `len()` of the `total()` pushed
+///   (the kept records are a prefix, never a sample). Times never decrease.
+/// - Records `0..CHUNK * n` sit in `n` sealed chunks of [`CHUNK`] records; the newest
+///   (fewer than a chunk) sit unpacked in `open`.
+/// - Whether the next chunk is kept is decided when it starts: it is when the sealed
+///   chunks' bytes plus a full `open` buffer fit in the budget. Once one is refused
+///   the store is full (`is_full()`): no later record is kept, though the count and
+///   the hash go on. The decision depends only on the records pushed, so a run and its
+///   rewound-and-replayed twin keep the same records.
+#[derive(Clone, Debug)]
 pub struct Trace {
-    pub time: Vec<u64>,
-    pub cpu: Vec<u32>,
-    pub ctx_pid: Vec<u32>,
-    pub kind: Vec<TraceKind>,
-    pub pid: Vec<u32>,
-    pub arg0: Vec<u32>,
-    pub arg1: Vec<u32>,
-    pub reason: Vec<Reason>,
-    /// Records are kept only while fewer than this many are stored; the hash and
-    /// the count cover all of them.
-    pub keep_limit: usize,
-    pub total: u64,
-    hash: u64,
-}
-
-/// Where a trace stood: its kept records, its count and its hash (`Trace::mark`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TraceMark {
-    kept: usize,
+    chunks: Vec<Chunk>,
+    /// The newest kept records, not yet a whole chunk.
+    open: Vec<TraceRecord>,
+    /// The budget for kept records, in bytes (see [`Trace::kept_bytes`]).
+    keep_bytes: usize,
+    /// The sealed chunks' bytes, each with its entry in `chunks`.
+    sealed_bytes: usize,
+    full: bool,
     total: u64,
     hash: u64,
+    /// The reason payload of the chunk being sealed, reused.
+    scratch: Vec<u8>,
+}
+
+/// Where a trace stood: enough to put it back there with [`Trace::rewind`] (the
+/// hash cannot be rewound by itself, so the mark carries it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceMark {
+    len: usize,
+    total: u64,
+    hash: u64,
+    full: bool,
 }
 
 impl TraceMark {
@@ -395,17 +433,45 @@ impl TraceMark {
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
+/// `FNV_PRIME` to the powers 0 to 8, wrapping.
+const FNV_PRIME_POWERS: [u64; 9] = {
+    let mut powers = [1u64; 9];
+    let mut k = 1;
+    while k < 9 {
+        powers[k] = powers[k - 1].wrapping_mul(FNV_PRIME);
+        k += 1;
+    }
+    powers
+};
+
+/// Bytes of a full `open` buffer.
+const OPEN_BYTES: usize = CHUNK * std::mem::size_of::<TraceRecord>();
+
+impl Default for Trace {
+    /// A trace that keeps nothing.
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
 impl Trace {
-    pub fn new(keep_limit: usize) -> Self {
+    /// A trace that keeps records while they take at most about `keep_bytes` (see
+    /// [`Trace::kept_bytes`]); 0 keeps none, only the count and the hash.
+    pub fn new(keep_bytes: usize) -> Self {
         Self {
-            keep_limit,
+            chunks: Vec::new(),
+            open: Vec::new(),
+            keep_bytes,
+            sealed_bytes: 0,
+            full: false,
+            total: 0,
             hash: FNV_OFFSET,
-            ..Default::default()
+            scratch: Vec::new(),
         }
     }
 
     pub fn push(&mut self, record: TraceRecord) {
-        debug_assert!(self.time.last().is_none_or(|last| *last <= record.time.0));
+        debug_assert!(self.is_empty() || self.time(self.len() - 1) <= record.time);
         self.mix(record.time.0);
         self.mix(record.cpu as u64);
         self.mix(record.ctx_pid as u64);
@@ -414,49 +480,49 @@ impl Trace {
         self.mix(record.arg0 as u64);
         self.mix(record.arg1 as u64);
         self.total += 1;
-        if self.time.len() < self.keep_limit {
-            self.time.push(record.time.0);
-            self.cpu.push(record.cpu);
-            self.ctx_pid.push(record.ctx_pid);
-            self.kind.push(record.kind);
-            self.pid.push(record.pid);
-            self.arg0.push(record.arg0);
-            self.arg1.push(record.arg1);
-            self.reason.push(record.reason);
+        if self.full || (self.open.is_empty() && !self.start_chunk()) {
+            return;
+        }
+        self.open.push(record);
+        if self.open.len() == CHUNK {
+            self.seal();
         }
     }
 
-    /// Where the trace stands now, to come back to with `rewind`.
-    pub fn mark(&self) -> TraceMark {
-        TraceMark {
-            kept: self.len(),
-            total: self.total,
-            hash: self.hash,
+    /// A chunk starts: keeps it if it fits in the budget, or else marks the store full.
+    #[inline(never)]
+    fn start_chunk(&mut self) -> bool {
+        if self.sealed_bytes + OPEN_BYTES > self.keep_bytes {
+            self.full = true;
+            self.open = Vec::new();
+            self.scratch = Vec::new();
+            return false;
         }
+        self.open.reserve_exact(CHUNK);
+        true
     }
 
-    /// Back to `mark`, taken earlier on this trace: the records after it are
-    /// dropped and the count and hash are as they were then.
-    pub fn rewind(&mut self, mark: &TraceMark) {
-        debug_assert!(mark.total <= self.total && mark.kept <= self.len());
-        let kept = mark.kept.min(self.len());
-        self.time.truncate(kept);
-        self.cpu.truncate(kept);
-        self.ctx_pid.truncate(kept);
-        self.kind.truncate(kept);
-        self.pid.truncate(kept);
-        self.arg0.truncate(kept);
-        self.arg1.truncate(kept);
-        self.reason.truncate(kept);
-        self.total = mark.total;
-        self.hash = mark.hash;
+    #[inline(never)]
+    fn seal(&mut self) {
+        let chunk = Chunk::seal(&self.open, &mut self.scratch);
+        self.sealed_bytes += chunk.heap_bytes() + std::mem::size_of::<Chunk>();
+        self.chunks.push(chunk);
+        self.open.clear();
     }
 
+    /// FNV-1a over the value's eight little-endian bytes. A zero byte only
+    /// multiplies (`x ^ 0 == x`), so the value's high zero bytes (most fields are
+    /// small) are folded into one multiplication by a power of the prime: the same
+    /// hash in fewer dependent steps.
+    #[inline]
     fn mix(&mut self, value: u64) {
-        for byte in value.to_le_bytes() {
-            self.hash ^= byte as u64;
-            self.hash = self.hash.wrapping_mul(FNV_PRIME);
+        let significant = 8 - (value.leading_zeros() / 8) as usize;
+        let mut hash = self.hash;
+        for byte in &value.to_le_bytes()[..significant] {
+            hash ^= *byte as u64;
+            hash = hash.wrapping_mul(FNV_PRIME);
         }
+        self.hash = hash.wrapping_mul(FNV_PRIME_POWERS[8 - significant]);
     }
 
     /// FNV-1a over every record's fields, as a 16-digit hex string.
@@ -464,24 +530,188 @@ impl Trace {
         format!("{:016x}", self.hash)
     }
 
+    /// Records pushed, kept or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Records kept: the first `len()` pushed.
     pub fn len(&self) -> usize {
-        self.time.len()
+        self.chunks.len() * CHUNK + self.open.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.time.is_empty()
+        self.len() == 0
     }
 
+    /// The store has refused a chunk: records from `len()` on are not kept.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The budget given to [`Trace::new`].
+    pub fn keep_bytes(&self) -> usize {
+        self.keep_bytes
+    }
+
+    /// What the budget counts: the sealed chunks (their packed words and reason bytes,
+    /// and each one's entry in the chunk list) and, while records are kept, a full
+    /// `open` buffer. It exceeds the budget by at most one chunk's packed bytes.
+    pub fn kept_bytes(&self) -> usize {
+        self.sealed_bytes + if self.full { 0 } else { OPEN_BYTES }
+    }
+
+    /// The store's heap memory as allocated (capacities, not lengths; the
+    /// allocator's own headers not counted): the sealed chunks, the chunk list's
+    /// spare capacity, the `open` buffer and the encoding scratch buffer.
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<Chunk>();
+        self.sealed_bytes
+            + (self.chunks.capacity() - self.chunks.len()) * entry
+            + self.open.capacity() * std::mem::size_of::<TraceRecord>()
+            + self.scratch.capacity()
+    }
+
+    /// Drops the kept records at index `len` and above (nothing when `len >= len()`).
+    /// The count, the hash and the full state stay as they are: the hash cannot be
+    /// rewound, so this is for a caller that restores them from a saved copy, as
+    /// [`Trace::rewind`] does with a [`TraceMark`].
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        let (chunk, within) = (len / CHUNK, len % CHUNK);
+        if chunk < self.chunks.len() {
+            self.open.clear();
+            if within > 0 {
+                self.open.reserve_exact(CHUNK);
+                let reopened = &self.chunks[chunk];
+                self.open.extend((0..within).map(|i| reopened.record(i)));
+            }
+            for dropped in self.chunks.drain(chunk..) {
+                self.sealed_bytes -= dropped.heap_bytes() + std::mem::size_of::<Chunk>();
+            }
+        } else {
+            self.open.truncate(within);
+        }
+    }
+
+    /// Where the trace stands now, for [`Trace::rewind`].
+    pub fn mark(&self) -> TraceMark {
+        TraceMark {
+            len: self.len(),
+            total: self.total,
+            hash: self.hash,
+            full: self.full,
+        }
+    }
+
+    /// Puts the trace back where it stood at `mark` (taken from this trace, no later
+    /// than now): drops the records kept since and restores the count, the hash and
+    /// the full state. Pushing the same records again then gives the same trace as
+    /// pushing them the first time.
+    pub fn rewind(&mut self, mark: TraceMark) {
+        assert!(
+            mark.len <= self.len() && mark.total <= self.total,
+            "a trace mark from ahead of the trace ({} kept of {}, the trace {} of {})",
+            mark.len,
+            mark.total,
+            self.len(),
+            self.total
+        );
+        self.truncate(mark.len);
+        self.total = mark.total;
+        self.hash = mark.hash;
+        self.full = mark.full;
+    }
+
+    /// Where record `idx` is: its chunk, or `None` for the `open` buffer, and its
+    /// index there. Panics past the kept records.
+    #[inline]
+    fn locate(&self, idx: usize) -> (Option<&Chunk>, usize) {
+        let (chunk, within) = (idx / CHUNK, idx % CHUNK);
+        match self.chunks.get(chunk) {
+            Some(chunk) => (Some(chunk), within),
+            None => {
+                assert!(
+                    chunk == self.chunks.len() && within < self.open.len(),
+                    "trace record {idx} is not kept ({} are)",
+                    self.len()
+                );
+                (None, within)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn time(&self, idx: usize) -> SimTime {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.time(i),
+            (None, i) => self.open[i].time,
+        }
+    }
+
+    #[inline]
+    pub fn cpu(&self, idx: usize) -> u32 {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.cpu(i),
+            (None, i) => self.open[i].cpu,
+        }
+    }
+
+    /// The task current on the record's CPU when it fired (0 = idle).
+    #[inline]
+    pub fn ctx_pid(&self, idx: usize) -> u32 {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.ctx_pid(i),
+            (None, i) => self.open[i].ctx_pid,
+        }
+    }
+
+    #[inline]
+    pub fn kind(&self, idx: usize) -> TraceKind {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.kind(i),
+            (None, i) => self.open[i].kind,
+        }
+    }
+
+    #[inline]
+    pub fn pid(&self, idx: usize) -> u32 {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.pid(i),
+            (None, i) => self.open[i].pid,
+        }
+    }
+
+    #[inline]
+    pub fn arg0(&self, idx: usize) -> u32 {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.arg0(i),
+            (None, i) => self.open[i].arg0,
+        }
+    }
+
+    #[inline]
+    pub fn arg1(&self, idx: usize) -> u32 {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.arg1(i),
+            (None, i) => self.open[i].arg1,
+        }
+    }
+
+    pub fn reason(&self, idx: usize) -> Reason {
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.reason(i),
+            (None, i) => self.open[i].reason,
+        }
+    }
+
+    /// Record `idx`, whole. Panics past the kept records.
     pub fn get(&self, idx: usize) -> TraceRecord {
-        TraceRecord {
-            time: SimTime(self.time[idx]),
-            cpu: self.cpu[idx],
-            ctx_pid: self.ctx_pid[idx],
-            kind: self.kind[idx],
-            pid: self.pid[idx],
-            arg0: self.arg0[idx],
-            arg1: self.arg1[idx],
-            reason: self.reason[idx],
+        match self.locate(idx) {
+            (Some(chunk), i) => chunk.record(i),
+            (None, i) => self.open[i],
         }
     }
 
@@ -648,12 +878,13 @@ impl Trace {
         let mut out = String::new();
         for idx in 0..self.len() {
             let reason = self.reason_text(idx);
+            let record = self.get(idx);
             let _ = write!(
                 out,
                 "{} [{:03}] {}: {}",
-                SimTime(self.time[idx]),
-                self.cpu[idx],
-                self.kind[idx].ftrace_name(),
+                record.time,
+                record.cpu,
+                record.kind.ftrace_name(),
                 self.payload(idx, names)
             );
             if !reason.is_empty() {
@@ -662,5 +893,301 @@ impl Trace {
             out.push('\n');
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::shared_runq::ShardSite;
+    use crate::policy::turbo_pack::TurboDomain;
+
+    /// A small deterministic generator (xorshift64*).
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        /// Mostly small numbers, sometimes any u32 (every varint length).
+        fn field(&mut self) -> u32 {
+            match self.below(4) {
+                0 => self.next() as u32,
+                1 => self.below(1 << 16) as u32,
+                _ => self.below(80) as u32,
+            }
+        }
+
+        fn flag(&mut self) -> bool {
+            self.below(2) == 1
+        }
+    }
+
+    fn any_reason(gen: &mut Gen) -> Reason {
+        let affines = [
+            Affine::NotTried,
+            Affine::WakeWide,
+            Affine::SameCpu,
+            Affine::KeptPrev,
+            Affine::ChoseWaker,
+        ];
+        let sites = [
+            ShardSite::EnqueueTaskFair,
+            ShardSite::PickNextTaskFair,
+            ShardSite::DequeueTaskFair,
+            ShardSite::EnqueueEntity,
+            ShardSite::DequeueEntity,
+            ShardSite::NewidleBalance,
+        ];
+        let domains = [TurboDomain::Llc, TurboDomain::Socket, TurboDomain::Node];
+        match gen.below(17) {
+            0..=3 => Reason::None,
+            4 => {
+                let step = match gen.below(10) {
+                    0 => SisStep::TargetIdle,
+                    1 => SisStep::PrevIdle,
+                    2 => SisStep::RecentUsed,
+                    3 => SisStep::IdleCore,
+                    4 => SisStep::IdleCpu,
+                    5 => SisStep::IdleSibling,
+                    6 => SisStep::PackageScan {
+                        first: gen.field(),
+                        last: gen.field(),
+                        found: gen.flag(),
+                    },
+                    7 => SisStep::NoneIdle,
+                    _ => SisStep::AffinityFallback,
+                };
+                Reason::Wakeup {
+                    affine: affines[gen.below(5) as usize],
+                    step,
+                    prev: gen.field(),
+                    target: gen.field(),
+                    llc: gen.field(),
+                    scanned: gen.field(),
+                    limit: gen.flag().then(|| gen.field()),
+                }
+            }
+            5 => Reason::ForkIdlest {
+                level: LevelTag(gen.field()),
+                idle: gen.flag(),
+            },
+            6 => Reason::ForkNumaImbalance {
+                level: LevelTag(gen.field()),
+                local_running: gen.field(),
+                allowance: gen.field(),
+                imb_numa_nr: gen.field(),
+            },
+            7 => Reason::Pull {
+                src: gen.field(),
+                src_nr_running: gen.field(),
+                level: LevelTag(gen.field()),
+                newidle: gen.flag(),
+            },
+            8 => Reason::Fallback {
+                from: gen.field(),
+                broke_affinity: gen.flag(),
+            },
+            9 => [
+                Reason::Pinned,
+                Reason::PrevStopped,
+                Reason::Throttled,
+                Reason::LeftIdle,
+            ][gen.below(4) as usize],
+            10 => Reason::SliceExpired {
+                ran_us: gen.field(),
+                slice_us: gen.field(),
+            },
+            11 => Reason::WakeupPreempt {
+                woken_pid: gen.field(),
+            },
+            12 => Reason::ShardPush {
+                site: sites[gen.below(6) as usize],
+            },
+            13 => Reason::ShardPop {
+                site: sites[gen.below(6) as usize],
+            },
+            14 => Reason::TurboPack {
+                core: gen.field(),
+                util_pct: gen.field(),
+                domain: domains[gen.below(3) as usize],
+                domain_id: gen.field(),
+            },
+            15 => Reason::FrequencyChange {
+                not_deep: gen.field(),
+                socket: gen.field(),
+            },
+            _ => Reason::SharedRunqPull {
+                shard: gen.field(),
+                llc: gen.field(),
+                src: gen.field(),
+            },
+        }
+    }
+
+    /// `n` records with times that mostly creep and sometimes jump far (up to the
+    /// full 64 bits' range over the run), and fields of every size.
+    fn records(seed: u64, n: usize) -> Vec<TraceRecord> {
+        let mut gen = Gen(seed);
+        let mut time = 0u64;
+        (0..n)
+            .map(|_| {
+                time += match gen.below(100) {
+                    0 => gen.next() >> 8,
+                    1..=40 => 0,
+                    _ => gen.below(2_000),
+                };
+                TraceRecord {
+                    time: SimTime(time),
+                    cpu: gen.field(),
+                    ctx_pid: gen.field(),
+                    kind: TraceKind::from_code(gen.below(13) as u8),
+                    pid: gen.field(),
+                    arg0: gen.field(),
+                    arg1: gen.field(),
+                    reason: any_reason(&mut gen),
+                }
+            })
+            .collect()
+    }
+
+    fn filled(records: &[TraceRecord], keep_bytes: usize) -> Trace {
+        let mut trace = Trace::new(keep_bytes);
+        for record in records {
+            trace.push(*record);
+        }
+        trace
+    }
+
+    fn assert_kept(trace: &Trace, records: &[TraceRecord]) {
+        assert_eq!(trace.len(), records.len());
+        for (idx, record) in records.iter().enumerate() {
+            assert_eq!(trace.get(idx), *record, "record {idx}");
+            assert_eq!(trace.time(idx), record.time);
+            assert_eq!(trace.cpu(idx), record.cpu);
+            assert_eq!(trace.ctx_pid(idx), record.ctx_pid);
+            assert_eq!(trace.kind(idx), record.kind);
+            assert_eq!(trace.pid(idx), record.pid);
+            assert_eq!(trace.arg0(idx), record.arg0);
+            assert_eq!(trace.arg1(idx), record.arg1);
+            assert_eq!(trace.reason(idx), record.reason);
+        }
+    }
+
+    #[test]
+    fn every_record_reads_back_as_pushed() {
+        let records = records(7, 5 * CHUNK + 321);
+        let trace = filled(&records, usize::MAX);
+        assert_kept(&trace, &records);
+        assert_eq!(trace.total(), records.len() as u64);
+        assert!(!trace.is_full());
+    }
+
+    #[test]
+    fn a_budget_keeps_a_prefix_and_the_hash_covers_everything() {
+        let records = records(11, 8 * CHUNK + 5);
+        let whole = filled(&records, usize::MAX);
+        let none = filled(&records, 0);
+        assert_eq!(none.len(), 0);
+        assert!(none.is_full());
+        assert_eq!(none.heap_bytes(), 0);
+        assert_eq!(none.total(), whole.total());
+        assert_eq!(none.hash_hex(), whole.hash_hex());
+        // Room for the open buffer and a few chunks: a whole number of chunks is kept.
+        let budget = OPEN_BYTES + 3 * (whole.sealed_bytes / 8);
+        let some = filled(&records, budget);
+        assert!(some.is_full());
+        assert!(!some.is_empty() && some.len() < records.len());
+        assert_eq!(some.len() % CHUNK, 0);
+        assert!(some.kept_bytes() <= budget);
+        assert_eq!(some.hash_hex(), whole.hash_hex());
+        assert_kept(&some, &records[..some.len()]);
+    }
+
+    #[test]
+    fn truncate_drops_the_newest_records() {
+        let records = records(3, 4 * CHUNK + 100);
+        for len in [
+            0,
+            1,
+            CHUNK - 1,
+            CHUNK,
+            CHUNK + 17,
+            3 * CHUNK,
+            4 * CHUNK + 50,
+            records.len(),
+        ] {
+            let mut trace = filled(&records, usize::MAX);
+            trace.truncate(len);
+            assert_kept(&trace, &records[..len]);
+            // It goes on from there like a trace that only ever had those records.
+            for record in &records[len..] {
+                trace.push(*record);
+            }
+            assert_kept(&trace, &records);
+        }
+    }
+
+    #[test]
+    fn rewinding_to_a_mark_and_pushing_again_matches_a_straight_run() {
+        let records = records(5, 6 * CHUNK + 200);
+        for budget in [usize::MAX, OPEN_BYTES + 20_000, 0] {
+            let straight = filled(&records, budget);
+            for at in [0, 10, CHUNK, 2 * CHUNK + 300, 5 * CHUNK + 1] {
+                let mut trace = filled(&records[..at], budget);
+                let mark = trace.mark();
+                // Run on (past the budget when there is one), then go back.
+                for record in &records[at..] {
+                    trace.push(*record);
+                }
+                trace.rewind(mark);
+                assert_eq!(trace.mark(), mark);
+                assert_eq!(trace.total(), at as u64);
+                for record in &records[at..] {
+                    trace.push(*record);
+                }
+                assert_eq!(trace.hash_hex(), straight.hash_hex(), "mark at {at}");
+                assert_eq!(trace.total(), straight.total());
+                assert_eq!(trace.is_full(), straight.is_full());
+                assert_eq!(trace.kept_bytes(), straight.kept_bytes());
+                let kept: Vec<TraceRecord> = (0..straight.len()).map(|i| straight.get(i)).collect();
+                assert_kept(&trace, &kept);
+            }
+        }
+    }
+
+    #[test]
+    fn the_hash_is_fnv_1a_over_every_byte_of_every_field() {
+        let mut gen = Gen(9);
+        let mut trace = Trace::new(0);
+        let mut expected = FNV_OFFSET;
+        for _ in 0..10_000 {
+            let value = match gen.below(3) {
+                0 => gen.next(),
+                1 => gen.next() >> (8 * gen.below(8)),
+                _ => 0,
+            };
+            trace.mix(value);
+            for byte in value.to_le_bytes() {
+                expected ^= byte as u64;
+                expected = expected.wrapping_mul(FNV_PRIME);
+            }
+            assert_eq!(trace.hash, expected, "after {value:#x}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "not kept")]
+    fn reading_past_the_kept_records_panics() {
+        let trace = filled(&records(1, CHUNK + 3), usize::MAX);
+        trace.get(CHUNK + 3);
     }
 }

@@ -22,7 +22,7 @@ fn kworker_runs(workload: WorkloadSpec) -> Vec<usize> {
                 .0;
             (0..sim.trace.len())
                 .filter(|idx| {
-                    sim.trace.kind[*idx] == TraceKind::SchedSwitch && sim.trace.arg0[*idx] == pid
+                    sim.trace.kind(*idx) == TraceKind::SchedSwitch && sim.trace.arg0(*idx) == pid
                 })
                 .count()
         })

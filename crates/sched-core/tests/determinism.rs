@@ -87,7 +87,7 @@ fn fingerprint(
         .map(|log| (log.time.clone(), log.cpu.clone(), log.waiting.clone()));
     (
         sim.trace.hash_hex(),
-        sim.trace.total,
+        sim.trace.total(),
         sim.events(),
         sim.summary("s"),
         waits,
@@ -129,7 +129,7 @@ fn restoring_a_snapshot_and_running_again_repeats_the_run_exactly() {
         // Back to 8 ms: the trace loses the records after it, then grows back the same.
         sim.restore(&early);
         assert_eq!(sim.now().0, early.now_ns());
-        assert_eq!(sim.trace.total, early.trace_total());
+        assert_eq!(sim.trace.total(), early.trace_total());
         assert!(
             sim.trace.len() < kept,
             "{preset_name}: {} of {kept}",

@@ -29,11 +29,11 @@ fn busy_switches_on(sim: &sched_core::Simulator, cpu: u32) -> Vec<u64> {
     let trace = &sim.trace;
     (0..trace.len())
         .filter(|idx| {
-            trace.kind[*idx] == TraceKind::SchedSwitch
-                && trace.cpu[*idx] == cpu
-                && trace.arg0[*idx] != 0
+            trace.kind(*idx) == TraceKind::SchedSwitch
+                && trace.cpu(*idx) == cpu
+                && trace.arg0(*idx) != 0
         })
-        .map(|idx| trace.time[idx])
+        .map(|idx| trace.time(idx).as_ns())
         .collect()
 }
 
@@ -67,7 +67,7 @@ fn an_offline_cpu_runs_nothing_and_no_task_is_lost() {
         .count();
     assert_eq!(hogs_alive, 8, "every hog is still runnable");
     let hotplug_lines: Vec<String> = (0..sim.trace.len())
-        .filter(|idx| sim.trace.kind[*idx] == TraceKind::CpuHotplug)
+        .filter(|idx| sim.trace.kind(*idx) == TraceKind::CpuHotplug)
         .map(|idx| sim.trace.ftrace_line(idx, &sim))
         .collect();
     assert_eq!(hotplug_lines.len(), 2, "{hotplug_lines:?}");
@@ -142,9 +142,9 @@ fn a_kernel_thread_parks_while_its_cpu_is_offline() {
         .0;
     let runs: Vec<u64> = (0..sim.trace.len())
         .filter(|idx| {
-            sim.trace.kind[*idx] == TraceKind::SchedSwitch && sim.trace.arg0[*idx] == kworker
+            sim.trace.kind(*idx) == TraceKind::SchedSwitch && sim.trace.arg0(*idx) == kworker
         })
-        .map(|idx| sim.trace.time[idx])
+        .map(|idx| sim.trace.time(idx).as_ns())
         .collect();
     assert!(
         runs.iter()

@@ -41,7 +41,11 @@ fn pids(sim: &Simulator) -> (u32, Vec<u32>) {
 /// The trace's records of one kind for the build's tasks (`make` and the units;
 /// not the kernel's own threads), as (time, pid), in trace order.
 fn records(sim: &Simulator, kind: TraceKind) -> Vec<(SimTime, u32)> {
-    assert_eq!(sim.trace.len() as u64, sim.trace.total, "trace kept whole");
+    assert_eq!(
+        sim.trace.len() as u64,
+        sim.trace.total(),
+        "trace kept whole"
+    );
     let (make, units) = pids(sim);
     (0..sim.trace.len())
         .map(|idx| sim.trace.get(idx))

@@ -57,7 +57,7 @@ fn placement(sim: &Simulator) -> Placement {
     };
     let socket = |cpu: u32| sim.topology.info(CpuId(cpu)).socket.0 as usize;
     assert_eq!(
-        sim.trace.total as usize,
+        sim.trace.total() as usize,
         sim.trace.len(),
         "the whole trace is kept"
     );

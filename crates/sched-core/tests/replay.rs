@@ -551,7 +551,7 @@ fn round_trip_through_schedlabs_own_ftrace_text() {
     let mut sim = Simulator::new(&scenario).expect("a scenario");
     sim.run_to_end();
     let trace = &sim.trace;
-    assert!(trace.len() > 100 && trace.len() as u64 == trace.total);
+    assert!(trace.len() > 100 && trace.len() as u64 == trace.total());
     let mut text = String::from("# tracer: nop\n#\n");
     for idx in 0..trace.len() {
         text.push_str(&trace.ftrace_line(idx, &sim));

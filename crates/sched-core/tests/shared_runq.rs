@@ -87,8 +87,8 @@ fn wakeups_mode_pushes_only_unmigrated_wakeups_and_all_mode_every_enqueue() {
 fn off_mode_leaves_no_trace_and_no_shard_lock() {
     let base = scenario(preset("teaching-small"), vec![hackbench(1, 20, 2)], 200, 3);
     let sim = run_sim(&with_mode(base, SharedRunqMode::Off, 6));
-    assert!(!sim.trace.kind.iter().any(|kind| matches!(
-        kind,
+    assert!(!(0..sim.trace.len()).any(|idx| matches!(
+        sim.trace.kind(idx),
         TraceKind::ShardPush | TraceKind::ShardPop | TraceKind::ShardPull
     )));
     assert_eq!(sim.summary("test").locks.len(), 1);

@@ -100,7 +100,7 @@ fn packing_never_changes_where_other_tasks_are_first_placed() {
 fn a_packed_wakeup_says_where_and_why() {
     let sim = run_sim(&turbo_bench(8, true, 1));
     let reasons: Vec<String> = (0..sim.trace.len())
-        .filter(|idx| sim.trace.kind[*idx] == TraceKind::SchedWakeup)
+        .filter(|idx| sim.trace.kind(*idx) == TraceKind::SchedWakeup)
         .map(|idx| sim.trace.reason_text(idx))
         .filter(|text| text.contains("TurboSched"))
         .collect();
@@ -112,7 +112,7 @@ fn a_packed_wakeup_says_where_and_why() {
     );
     // Frequency changes are traced as the kernel's cpu_frequency events, in kHz.
     let freq = (0..sim.trace.len())
-        .find(|idx| sim.trace.kind[*idx] == TraceKind::CpuFrequency)
+        .find(|idx| sim.trace.kind(*idx) == TraceKind::CpuFrequency)
         .expect("a frequency change");
     let payload = sim.trace.payload(freq, &sim);
     assert!(
@@ -154,8 +154,8 @@ fn the_inspector_explains_a_packed_wakeup_with_the_cores_it_looked_at() {
     let sim = run_sim(&scenario);
     let packed = (0..sim.trace.len())
         .find(|&index| {
-            sim.trace.kind[index] == TraceKind::SchedWakeup
-                && matches!(sim.trace.reason[index], Reason::TurboPack { .. })
+            sim.trace.kind(index) == TraceKind::SchedWakeup
+                && matches!(sim.trace.reason(index), Reason::TurboPack { .. })
         })
         .expect("a jitter wakeup is packed");
     let decision = Simulator::explain_record(&scenario, packed as u64).unwrap();

@@ -98,16 +98,26 @@ fn hotplug_and_bandwidth_throttling_keep_the_log_exact() {
 
 #[test]
 fn the_log_stops_with_the_kept_trace_and_is_off_by_default() {
-    let plain = scenario(preset("teaching-small"), vec![hogs("hog", 12, 0)], 50, 1);
+    let plain = scenario(
+        preset("teaching-small"),
+        vec![schbench(2, 5, 2000, 3000)],
+        300,
+        1,
+    );
     let mut sim = Simulator::new(&plain).unwrap();
     sim.run_to_end();
     assert!(sim.wait_log.is_none(), "not kept unless asked for");
 
-    let mut sim = Simulator::with_trace_limit(&plain, 500).unwrap();
+    // A budget of about one chunk of records: the store fills during the run.
+    let mut sim = Simulator::with_trace_limit(&plain, 80_000).unwrap();
     sim.keep_wait_log();
     sim.run_to_end();
+    assert!(
+        sim.trace.is_full(),
+        "the budget must run out during the run"
+    );
     let log = sim.wait_log.as_ref().unwrap();
-    let last_kept = *sim.trace.time.last().unwrap();
+    let last_kept = sim.trace.time(sim.trace.len() - 1).0;
     assert!(!log.is_empty());
     assert!(
         log.time.iter().all(|time| *time <= last_kept),

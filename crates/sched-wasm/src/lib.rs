@@ -230,7 +230,7 @@ impl SimHandle {
     /// it lies ahead of the state now.
     pub fn restore(&mut self, index: u32) -> bool {
         match self.snapshots.get(index as usize).and_then(Option::as_ref) {
-            Some(snapshot) if snapshot.trace_total() <= self.sim.trace.total => {
+            Some(snapshot) if snapshot.trace_total() <= self.sim.trace.total() => {
                 self.sim.restore(snapshot);
                 true
             }
@@ -264,15 +264,15 @@ impl SimHandle {
             }
             let trace = &self.sim.trace;
             for idx in scanned..trace.len() {
-                let found = match (kind, trace.kind[idx]) {
+                let found = match (kind, trace.kind(idx)) {
                     (0, TraceKind::SchedWakeup | TraceKind::SchedWakeupNew) => {
-                        let pid = trace.pid[idx];
+                        let pid = trace.pid(idx);
                         let task = self.sim.tasks.iter().find(|task| task.pid.0 == pid);
                         task.is_some_and(|task| task.affinity.len() > 1)
                     }
                     (1, TraceKind::SchedMigrateTask) => true,
                     (2, TraceKind::SchedMigrateTask) => {
-                        matches!(trace.reason[idx], Reason::Pull { .. })
+                        matches!(trace.reason(idx), Reason::Pull { .. })
                     }
                     _ => false,
                 };
@@ -597,6 +597,23 @@ impl SimHandle {
         self.sim.trace.len() as u32
     }
 
+    /// Whether the trace store is full: it keeps records `0..trace_len()` and no
+    /// later one, as its memory budget (`DEFAULT_TRACE_KEEP_BYTES`) is spent. The
+    /// run, its counters and the trace hash go on.
+    pub fn trace_full(&self) -> bool {
+        self.sim.trace.is_full()
+    }
+
+    /// Records the run has emitted, kept or not (`trace_events` in the summary).
+    pub fn trace_total(&self) -> f64 {
+        self.sim.trace.total() as f64
+    }
+
+    /// Bytes the trace store holds, as allocated.
+    pub fn trace_heap_bytes(&self) -> f64 {
+        self.sim.trace.heap_bytes() as f64
+    }
+
     /// The context switches among trace records `[from, to)`, as flat triples
     /// `[time_ns, cpu, next_pid, ...]` (`next_pid` 0: the CPU went idle). The UI keeps
     /// `to` (`trace_len()`) as its cursor and builds per-CPU run slices from them.
@@ -606,11 +623,11 @@ impl SimHandle {
         let start = (from as usize).min(end);
         let mut out = Vec::new();
         for idx in start..end {
-            if trace.kind[idx] == sched_core::trace::TraceKind::SchedSwitch {
+            if trace.kind(idx) == sched_core::trace::TraceKind::SchedSwitch {
                 out.extend([
-                    trace.time[idx] as f64,
-                    trace.cpu[idx] as f64,
-                    trace.arg0[idx] as f64,
+                    trace.time(idx).as_ns() as f64,
+                    trace.cpu(idx) as f64,
+                    trace.arg0(idx) as f64,
                 ]);
             }
         }
@@ -657,17 +674,17 @@ impl SimHandle {
         let start = (from as usize).min(end);
         let mut out = Vec::new();
         for idx in start..end {
-            if trace.kind[idx] == TraceKind::SchedMigrateTask {
-                let cause = match trace.reason[idx] {
+            if trace.kind(idx) == TraceKind::SchedMigrateTask {
+                let cause = match trace.reason(idx) {
                     Reason::Wakeup { .. } | Reason::TurboPack { .. } => 0.0,
                     Reason::Pull { .. } => 1.0,
                     _ => 2.0,
                 };
                 out.extend([
-                    trace.time[idx] as f64,
-                    trace.pid[idx] as f64,
-                    trace.arg0[idx] as f64,
-                    trace.arg1[idx] as f64,
+                    trace.time(idx).as_ns() as f64,
+                    trace.pid(idx) as f64,
+                    trace.arg0(idx) as f64,
+                    trace.arg1(idx) as f64,
                     cause,
                 ]);
             }
@@ -724,17 +741,17 @@ impl SimHandle {
         let stop = idx.saturating_sub(max_scan as usize);
         while idx > stop && found < count {
             idx -= 1;
-            let kind = trace.kind[idx];
+            let kind = trace.kind(idx);
             if !event.is_empty() && kind.ftrace_name() != event {
                 continue;
             }
-            if cpu >= 0 && trace.cpu[idx] != cpu as u32 {
+            if cpu >= 0 && trace.cpu(idx) != cpu as u32 {
                 continue;
             }
             if pid >= 0 {
                 let pid = pid as u32;
-                let next = kind == TraceKind::SchedSwitch && trace.arg0[idx] == pid;
-                if trace.pid[idx] != pid && !next {
+                let next = kind == TraceKind::SchedSwitch && trace.arg0(idx) == pid;
+                if trace.pid(idx) != pid && !next {
                     continue;
                 }
             }

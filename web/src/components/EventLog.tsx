@@ -2,7 +2,6 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { LogFilter, TraceLine } from '../engine/protocol';
-import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { mayExplain } from '../store/inspector';
 import { isFiltered, LOG_EVENTS, readLogFilter } from '../store/logFilter';
 import { useAppState, useAppStateEvery } from './useStore';
@@ -123,7 +122,7 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
       )}
       {keptUntil !== undefined && (
         <p className="log-truncated" role="status">
-          The trace store is full: it keeps the first {formatCount(TRACE_KEEP_LIMIT)} records, up to {formatTraceTime(keptUntil)} s. The run goes on;
+          The trace store is full: its memory holds the first {formatCount(traceTotal)} records, up to {formatTraceTime(keptUntil)} s. The run goes on;
           later events are counted in the metrics but not listed.
         </p>
       )}

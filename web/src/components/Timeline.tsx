@@ -3,7 +3,6 @@ import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
 import { brushView, followView, keyZoomAnchor, panView, timeAtX, visibleRange, zoomView, type TimelineView } from '../store/timeline';
-import { TRACE_KEEP_LIMIT } from '../engine/protocol';
 import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
 import { asContext, SvgRecorder } from '../render/svgContext';
@@ -340,8 +339,8 @@ export function Timeline({
       </ul>
       {truncated !== undefined && (
         <p className="timeline-truncated" role="status">
-          The trace keeps its first {formatCount(TRACE_KEEP_LIMIT)} records: the timeline covers 0.000000 s to {formatTraceTime(truncated)} s only;
-          later switches are not stored (shaded).
+          The trace store is full: its memory holds the first {formatCount(frame?.traceTotal ?? 0)} records, so the timeline covers 0.000000 s to{' '}
+          {formatTraceTime(truncated)} s only; later switches are not stored (shaded).
         </p>
       )}
       <div

@@ -6,9 +6,6 @@ export const QUEUE_CPUS = 16;
 /** Queued tasks a frame carries per CPU at most. */
 export const QUEUE_MAX = 8;
 
-/** Records the core's trace keeps (`sched_core::engine::DEFAULT_TRACE_KEEP`); `trace_len()` stops growing there. */
-export const TRACE_KEEP_LIMIT = 2_000_000;
-
 export interface ScenarioProblem {
   readonly path: string;
   readonly message: string;
@@ -232,8 +229,10 @@ export interface Frame {
    */
   readonly waits: Float64Array;
   /**
-   * Set once the core's trace store is full (it keeps the first 2,000,000
-   * records): the time of the last record kept. No switch after it arrives.
+   * Set once the core's trace store is full (the bridge's `trace_full()`: its
+   * memory budget, `DEFAULT_TRACE_KEEP_BYTES`, is spent; every shipped scenario's
+   * whole run fits): the time of the last record kept, `traceTotal` being then the
+   * number kept. No switch after it arrives.
    */
   readonly traceKeptUntilNs: SimTimeNs | undefined;
   /** The frame's wall-time budget ran out before its simulated time: the run plays slower than the chosen speed. */

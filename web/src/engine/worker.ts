@@ -23,7 +23,7 @@ import type {
   WorkloadInfo,
   WorkloadThroughput,
 } from './protocol';
-import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX, TRACE_KEEP_LIMIT } from './protocol';
+import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 
@@ -40,7 +40,7 @@ let switchCursor = 0;
 let migrationCursor = 0;
 /** The wait-log entry from which the next frame reads changes of the waiting counts. */
 let waitCursor = 0;
-/** When the trace store is full: the time of its last record. */
+/** When the core's trace store is full (`trace_full()`): the time of its last kept record. */
 let keptUntilNs: SimTimeNs | undefined;
 
 /** A snapshot the core keeps (`SimHandle::snapshot`): its index, time and events handled. */
@@ -108,7 +108,7 @@ function frameOf(sim: SimHandle): Frame {
   const waitTotal = sim.waits_len();
   const waits = sim.waits(waitCursor, waitTotal);
   waitCursor = waitTotal;
-  if (keptUntilNs === undefined && traceTotal >= TRACE_KEEP_LIMIT) {
+  if (keptUntilNs === undefined && traceTotal > 0 && sim.trace_full()) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
   const snapshot = maybeSnapshot(sim);
@@ -254,7 +254,7 @@ const engine = {
     switchCursor = kept;
     migrationCursor = kept;
     waitCursor = sim.waits_len();
-    if (kept < TRACE_KEEP_LIMIT) keptUntilNs = undefined;
+    if (!sim.trace_full()) keptUntilNs = undefined;
     return transferFrame(frameOf(sim));
   },
 

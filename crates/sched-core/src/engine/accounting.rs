@@ -164,7 +164,7 @@ impl Simulator {
         // The timeline's count: every queued task, whether or not one runs (a CPU
         // leaving idle has tasks waiting for it too).
         if let Some(log) = &mut self.wait_log {
-            if self.trace.len() < self.trace.keep_limit {
+            if !self.trace.is_full() {
                 let queued = self.rqs[cpu_idx].queued.len() as u32;
                 log.note(self.now.as_ns(), cpu.0, queued);
             }

@@ -3,9 +3,11 @@
 use super::*;
 
 impl Simulator {
+    /// Builds a simulator whose trace keeps records within `trace_keep_bytes` of
+    /// memory (`Trace::new`); 0 keeps none, only the count and the hash.
     pub fn with_trace_limit(
         scenario: &Scenario,
-        trace_keep: usize,
+        trace_keep_bytes: usize,
     ) -> Result<Simulator, Vec<ScenarioError>> {
         let errors = scenario.check();
         if !errors.is_empty() {
@@ -265,7 +267,7 @@ impl Simulator {
             end,
             finished: false,
             rng: SimRng::new(scenario.seed),
-            trace: Trace::new(trace_keep),
+            trace: Trace::new(trace_keep_bytes),
             metrics: Metrics::new(n_cpus, n_workloads),
             resched_queue: VecDeque::new(),
             events: 0,

@@ -220,13 +220,19 @@ pub struct Simulator {
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.
 const FIRST_PID: u32 = 1000;
-/// Records the trace keeps by default (the hash and counts cover all of them).
-pub const DEFAULT_TRACE_KEEP: usize = 2_000_000;
+/// The memory budget for the trace's kept records by default, in bytes (the hash and
+/// the count cover all records; see `Trace::kept_bytes`). The largest shipped runs
+/// keep their whole traces in about 107 MB (netperf-udp-rr-skylake, 11.9 M records)
+/// and 123 MB (schbench-pipe-milan, 11.5 M); 512 MiB keeps runs about four times
+/// longer, and stays well within what a browser grants a WebAssembly instance
+/// (wasm32 memory is at most 4 GiB, and an instance's memory never shrinks once
+/// grown).
+pub const DEFAULT_TRACE_KEEP_BYTES: usize = 512 << 20;
 
 impl Simulator {
     /// Builds a simulator, or says every way in which the scenario is wrong.
     pub fn new(scenario: &Scenario) -> Result<Simulator, Vec<ScenarioError>> {
-        Self::with_trace_limit(scenario, DEFAULT_TRACE_KEEP)
+        Self::with_trace_limit(scenario, DEFAULT_TRACE_KEEP_BYTES)
     }
 
     /// Starts logging how many tasks wait in each runqueue, change by change

@@ -58,7 +58,7 @@ impl Simulator {
     /// then, and the trace rewound to its mark.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         let mut live: Trace = std::mem::take(&mut self.trace);
-        live.rewind(&snapshot.trace);
+        live.rewind(snapshot.trace);
         let mut waits = self.wait_log.take();
         match (&mut waits, &snapshot.waits) {
             (Some(log), Some(mark)) => log.rewind(mark),

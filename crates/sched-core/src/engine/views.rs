@@ -129,7 +129,7 @@ impl Simulator {
             features: self.features,
             sim_time_ns: self.now.as_ns(),
             events: self.events,
-            trace_events: self.trace.total,
+            trace_events: self.trace.total(),
             trace_hash: self.trace.hash_hex(),
             wakeup_latency_us: self.metrics.latency_percentiles(),
             throughput,
