@@ -63,7 +63,8 @@ try {
   frames.sort((a, b) => a - b);
   const at = (share) => frames[Math.min(frames.length - 1, Math.floor(frames.length * share))].toFixed(1);
   console.log(
-    `frames (512 CPUs, hackbench 16 groups, 1x, ${SECONDS} s): ${frames.length} frames, p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms; ` +
+    `frames (512 CPUs, hackbench 16 groups, 1x, ${SECONDS} s): ${frames.length} frames, p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms, ` +
+      `${((100 * frames.filter((interval) => interval > 20).length) / frames.length).toFixed(1)} % over 20 ms (a display refresh missed); ` +
       `${((after - before) / SECONDS / 1e6).toFixed(2)} M events/s in the browser; clock at ${sim?.replace(/^t = /, '')}`,
   );
 } finally {

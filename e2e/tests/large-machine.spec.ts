@@ -25,6 +25,14 @@ test('a large machine paints its CPUs on a canvas that still answers clicks and 
   const inspector = page.getByRole('region', { name: 'Inspector' });
   await expect(inspector.getByTestId('cpu-inspection')).toContainText('CPU 0 (core 0, LLC 0');
 
+  // Playing, the task moves are painted on the canvas too (none in the SVG's moves layer).
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption('1/10×');
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await expect.poll(async () => Number(await cells.getAttribute('data-motions')), { timeout: 20_000 }).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitIdle(page);
+  await expect(machine.locator('g.motion')).toHaveCount(0);
+
   // Exported as SVG, the canvas goes into the file as the picture it shows.
   const svg = await exportFile(page, 'Machine (SVG)');
   const text = svg.bytes.toString('utf8');
