@@ -172,10 +172,11 @@ const THIN_LANE_PX = 12;
 
 /**
  * The tallest the wait band grows in a lane of `barHeight` pixels: three fifths of
- * the lane, or the whole of a thin lane (many CPUs), so 1, 2 and 3+ stay apart.
+ * the lane, or the lower half of a thin lane (many CPUs), so the runs above it stay
+ * visible where every CPU has tasks waiting, and 1, 2 and 3+ still differ.
  */
 export function waitBandMax(barHeight: number): number {
-  return barHeight < THIN_LANE_PX ? Math.max(3, barHeight) : Math.round(barHeight * 0.6);
+  return barHeight < THIN_LANE_PX ? Math.max(2, Math.round(barHeight / 2)) : Math.round(barHeight * 0.6);
 }
 
 /**
