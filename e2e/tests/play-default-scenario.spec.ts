@@ -11,6 +11,9 @@ test('the default scenario plays: CPUs change and the latency table fills', asyn
   for (const button of ['Play', 'Step', 'Reset', 'Presenter mode', 'Compare', 'Share link', 'Export']) {
     await expect(page.getByRole('button', { name: button, exact: true })).toBeVisible();
   }
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toBeVisible();
+  await expect(page.getByRole('combobox', { name: 'Speed' })).toBeVisible();
+  await expect(page.getByRole('status', { name: 'Simulated time' })).toContainText('t = 0.000000 s / 2.000000 s');
   await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);
   await expect(page.getByTestId('latency-samples')).toHaveText('0');
   const before = await cpuPids(page);

@@ -142,7 +142,8 @@ export function Toolbar({
         <ShareButton store={store} compare={compare} />
         <ExportMenu store={store} controller={controller} drawings={drawings} />
       </div>
-      <div className="clock" aria-live="off">
+      {/* A status region named for what it shows; not announced on every frame. */}
+      <div className="clock" role="status" aria-label="Simulated time" aria-live="off">
         <span data-testid="sim-time">
           t = {frame ? formatTraceTime(frame.nowNs) : '0.000000'} s
           {loaded ? ` / ${formatTraceTime(loaded.endNs)} s` : ''}
