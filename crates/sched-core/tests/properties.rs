@@ -84,6 +84,11 @@ proptest! {
                 if let Err(problem) = sim.check_invariants() {
                     prop_assert!(false, "after {} steps: {}", steps, problem);
                 }
+                // No CPU has been busy for longer than the run has lasted.
+                let now = sim.now().0;
+                for (cpu, busy) in sim.busy_ns().into_iter().enumerate() {
+                    prop_assert!(busy <= now, "CPU {} busy {} ns of {} ns", cpu, busy, now);
+                }
             }
         }
         prop_assert!(sim.check_invariants().is_ok());

@@ -82,7 +82,7 @@ fn task_hot_measures_from_when_the_task_last_ran_not_from_its_switch_in() {
 }
 
 #[test]
-fn scheduler_work_on_an_idle_cpu_is_paid_at_once_and_delays_nobody() {
+fn scheduler_work_on_an_idle_cpu_is_busy_time_as_it_elapses_and_delays_nobody() {
     let mut sim = hogs_on_teaching_small(1);
     sim.run_until(SimTime::from_ms(10));
     let idle = (0..8)
@@ -96,7 +96,17 @@ fn scheduler_work_on_an_idle_cpu_is_paid_at_once_and_delays_nobody() {
         sim.cpus[idle.0 as usize].overhead_ns, 0,
         "nothing left owed"
     );
-    assert_eq!(sim.busy_ns()[idle.0 as usize], busy_before + 100_000);
+    // None of it has elapsed yet: busy time never runs ahead of the clock.
+    assert_eq!(sim.busy_ns()[idle.0 as usize], busy_before);
+    sim.run_until(SimTime::from_ms(10) + SimTime::from_us(40));
+    assert!(
+        sim.cpu_is_idle(idle),
+        "still idle: nothing waits for the work"
+    );
+    assert!(sim.busy_ns()[idle.0 as usize] >= busy_before + 40_000);
+    sim.run_until(SimTime::from_ms(11));
+    assert!(sim.busy_ns()[idle.0 as usize] >= busy_before + 100_000);
+    assert!(sim.busy_ns()[idle.0 as usize] <= sim.now().0);
 }
 
 #[test]

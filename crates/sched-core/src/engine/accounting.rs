@@ -43,6 +43,31 @@ impl Simulator {
         }
     }
 
+    /// Scheduler work an idle CPU does out of its idle time (a balance pass, a
+    /// placement): busy from now, or from the end of the work it is still doing,
+    /// for `ns`. Counted as it elapses, and only until the CPU next runs a task,
+    /// which the model does not delay for it: busy time never exceeds elapsed time.
+    pub(crate) fn idle_cpu_work(&mut self, cpu: CpuId, ns: u64) {
+        let now = self.now;
+        let state = &mut self.cpus[cpu.0 as usize];
+        let start = state.idle_work_until.max(now);
+        if state.idle_work_from.is_none() || state.idle_work_until < now {
+            self.metrics.busy_ns[cpu.0 as usize] += state.idle_work_elapsed(now);
+            state.idle_work_from = Some(start);
+        }
+        state.idle_work_until = start + SimTime(ns);
+    }
+
+    /// The CPU starts running a task: its idle-time work ends here (what is left of
+    /// it overlaps the task's busy time).
+    pub(crate) fn end_idle_work(&mut self, cpu: CpuId) {
+        let now = self.now;
+        let state = &mut self.cpus[cpu.0 as usize];
+        self.metrics.busy_ns[cpu.0 as usize] += state.idle_work_elapsed(now);
+        state.idle_work_from = None;
+        state.idle_work_until = SimTime::ZERO;
+    }
+
     /// Busy time of each CPU so far, including the interval still open.
     pub fn busy_ns(&self) -> Vec<u64> {
         self.metrics
@@ -54,6 +79,7 @@ impl Simulator {
                     + state
                         .busy_since
                         .map_or(0, |since| (self.now - since).as_ns())
+                    + state.idle_work_elapsed(self.now)
             })
             .collect()
     }
@@ -87,7 +113,7 @@ impl Simulator {
                 .curr
                 .filter(|task| self.tasks[task.0 as usize].state == TaskState::Running(cpu));
             let Some(task_id) = running else {
-                self.metrics.busy_ns[cpu_idx] += owed;
+                self.idle_cpu_work(cpu, owed);
                 continue;
             };
             let starts = self.tasks[task_id.0 as usize].charged_until;
@@ -104,7 +130,7 @@ impl Simulator {
                 continue;
             }
             if self.tasks[task_id.0 as usize].remaining_work.is_none() {
-                self.metrics.busy_ns[cpu_idx] += owed;
+                // A running CPU is busy already: the work is inside its busy time.
                 continue;
             }
             // In a burst: it makes no progress while the CPU does scheduler work.

@@ -111,6 +111,10 @@ pub struct CpuState {
     /// Scheduler-path time spent in the current event, not yet paid
     /// (`settle_overhead`).
     pub overhead_ns: u64,
+    /// Scheduler work of an idle CPU (`idle_cpu_work`): from when, and until when,
+    /// not yet in `busy_ns`.
+    pub idle_work_from: Option<SimTime>,
+    pub idle_work_until: SimTime,
     /// Per domain level: last periodic balance, failed attempts, and the most a
     /// newidle balance has cost (`max_newidle_lb_cost`).
     pub last_balance: Vec<SimTime>,
@@ -216,6 +220,18 @@ pub struct Simulator {
     /// Each runqueue's waiting count over time (`waiting`): `None` unless a front
     /// end asked for it with [`Simulator::keep_wait_log`].
     pub wait_log: Option<crate::waiting::WaitLog>,
+}
+
+impl CpuState {
+    /// The part of the idle CPU's scheduler work done by `now`.
+    pub(crate) fn idle_work_elapsed(&self, now: SimTime) -> u64 {
+        self.idle_work_from.map_or(0, |from| {
+            self.idle_work_until
+                .min(now)
+                .as_ns()
+                .saturating_sub(from.as_ns())
+        })
+    }
 }
 
 /// Pid numbering starts here, like a freshly booted machine's first user tasks.

@@ -171,6 +171,7 @@ impl Simulator {
         match next {
             Some(task_id) => {
                 if self.cpus[cpu_idx].busy_since.is_none() {
+                    self.end_idle_work(cpu);
                     self.cpus[cpu_idx].busy_since = Some(self.now);
                 }
                 self.arm_tick(cpu);
@@ -197,9 +198,11 @@ impl Simulator {
             }
             None => {
                 self.close_busy_interval(cpu);
-                // Scheduler work done on the way to idle still kept the CPU busy.
+                // Scheduler work done on the way to idle still keeps the CPU busy.
                 let overhead = std::mem::take(&mut self.cpus[cpu_idx].overhead_ns);
-                self.metrics.busy_ns[cpu_idx] += overhead;
+                if overhead > 0 {
+                    self.idle_cpu_work(cpu, overhead);
+                }
             }
         }
     }
