@@ -21,7 +21,7 @@ import { bucketLabel, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../rende
  */
 export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null> }) {
   const loaded = useAppState(store, (s) => s.loaded);
-  const frame = useAppStateEvery(store, (s) => s.frame);
+  const frame = useAppStateEvery(store, (s) => s.frame, 'charts');
   const series = useAppState(store, (s) => s.frequency);
   const history = useAppState(store, (s) => s.history);
   const power = powerOn(loaded?.power);

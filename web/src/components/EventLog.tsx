@@ -34,7 +34,7 @@ type Page = { readonly kind: 'live' } | { readonly kind: 'search'; readonly befo
  * trace store is full, the log says up to when it holds records.
  */
 export function EventLog({ store, controller }: { store: AppStore; controller: Controller }) {
-  const trace = useAppStateEvery(store, (s) => s.trace);
+  const trace = useAppStateEvery(store, (s) => s.trace, 'log');
   const selected = useAppState(store, (s) => s.selection?.index);
   const traceTotal = useAppState(store, (s) => s.frame?.traceTotal ?? 0);
   const keptUntil = useAppState(store, (s) => s.frame?.traceKeptUntilNs);

@@ -10,9 +10,18 @@ export interface ReadableStore<T> {
   subscribe(listener: () => void): () => void;
 }
 
-export function throttledView<T extends { readonly playing: boolean }>(store: ReadableStore<T>, intervalMs: number, now: () => number = () => performance.now()): ReadableStore<T> {
+/**
+ * While playing, a view publishes on a grid of `intervalMs` shifted by `phaseMs`:
+ * views with different phases publish in different animation frames, so their
+ * re-renders never pile up into one long task that makes a frame miss the display.
+ */
+export function throttledView<T extends { readonly playing: boolean }>(
+  store: ReadableStore<T>,
+  intervalMs: number,
+  phaseMs = 0,
+  now: () => number = () => performance.now(),
+): ReadableStore<T> {
   let shown = store.get();
-  let lastShown = -Infinity;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const listeners = new Set<() => void>();
   let unsubscribe: (() => void) | undefined;
@@ -20,7 +29,6 @@ export function throttledView<T extends { readonly playing: boolean }>(store: Re
   const publish = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    lastShown = now();
     const next = store.get();
     if (next === shown) return;
     shown = next;
@@ -32,7 +40,8 @@ export function throttledView<T extends { readonly playing: boolean }>(store: Re
       return;
     }
     if (timer !== undefined) return;
-    timer = setTimeout(publish, Math.max(0, lastShown + intervalMs - now()));
+    const into = (((now() - phaseMs) % intervalMs) + intervalMs) % intervalMs;
+    timer = setTimeout(publish, intervalMs - into);
   };
 
   return {
