@@ -16,6 +16,7 @@
 import type { CpuId, Pid, SimTimeNs } from '../base/types';
 import { pid as toPid, simTimeNs } from '../base/types';
 import { WaitLane, type WaitSpan } from './waits';
+import { countAtOrBefore, countBefore } from '../base/search';
 
 const INITIAL_CAPACITY = 64;
 
@@ -68,26 +69,12 @@ class Lane {
 
   /** The index of the last slice starting at or before `timeNs`, or -1. */
   indexAt(timeNs: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) <= timeNs) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
+    return countAtOrBefore(this.times, this.length, timeNs) - 1;
   }
 
   /** The index of the last slice starting strictly before `timeNs`, or -1. */
   indexBefore(timeNs: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) < timeNs) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
+    return countBefore(this.times, this.length, timeNs) - 1;
   }
 }
 

@@ -9,6 +9,7 @@
  * over any stretch with two binary searches, so a pixel holding thousands of
  * changes costs the same as one holding a single change.
  */
+import { countAtOrBefore } from '../base/search';
 
 const INITIAL_CAPACITY = 64;
 
@@ -88,14 +89,7 @@ export class WaitLane {
 
   /** The index of the last change at or before `timeNs`, or -1. */
   indexAt(timeNs: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) <= timeNs) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo - 1;
+    return countAtOrBefore(this.times, this.length, timeNs) - 1;
   }
 
   /** Tasks waiting at `timeNs` (after every change at that instant); 0 before the first change. */
