@@ -5,6 +5,7 @@ import type { Controller } from '../store/controller';
 import { brushView, followView, keyZoomAnchor, panView, timeAtX, visibleRange, zoomView, type TimelineView } from '../store/timeline';
 import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, timelineGeometry, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
+import { hidpiContext } from '../render/hidpi';
 import { asContext, SvgRecorder } from '../render/svgContext';
 import { formatCount, formatDuration, formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -113,16 +114,8 @@ export function Timeline({
     const canvas = canvasRef.current;
     if (!canvas || !slices || !frame) return;
     latest.current = () => {
-      const ratio = window.devicePixelRatio || 1;
-      const pixelWidth = Math.round(geometry.width * ratio);
-      const pixelHeight = Math.round(geometry.viewHeight * ratio);
-      if (canvas.width !== pixelWidth || canvas.height !== pixelHeight) {
-        canvas.width = pixelWidth;
-        canvas.height = pixelHeight;
-      }
-      const ctx = canvas.getContext('2d');
+      const ctx = hidpiContext(canvas, geometry.width, geometry.viewHeight);
       if (!ctx) return;
-      ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       const stats = drawTimeline(ctx, {
         geometry,
         scrollTop,

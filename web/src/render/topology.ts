@@ -18,6 +18,7 @@ import { idleLabel } from '../store/power';
 import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
 import type { MotionView } from '../store/motion';
+import { hidpiContext } from './hidpi';
 import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { cellAt, cellsOnCanvas, drawCells, LIGHT_CELLS, type CellPalette, type CellsFrame } from './cellsCanvas';
 
@@ -482,16 +483,8 @@ function drawCanvasCells(layer: Selection<SVGGElement, string, SVGSVGElement, un
     .attr('height', layout.height);
   const canvas = holder.select<HTMLCanvasElement>('canvas').node();
   if (!canvas) return;
-  const ratio = window.devicePixelRatio || 1;
-  const width = Math.round(layout.width * ratio);
-  const height = Math.round(layout.height * ratio);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-  }
-  const ctx = canvas.getContext('2d');
+  const ctx = hidpiContext(canvas, layout.width, layout.height);
   if (!ctx) return;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   const stats = drawCells(ctx, frame);
   holder.attr('data-cells', stats.cells).attr('data-running', stats.running).attr('data-motions', stats.motions);
 }
