@@ -100,7 +100,6 @@ fn parse_input(file: &str) -> Result<sched_core::replay::ParsedTrace, String> {
     };
     let mut parser = Parser::new();
     let mut buffer = vec![0u8; CHUNK_BYTES];
-    let mut carry: Vec<u8> = Vec::new();
     loop {
         let read = input.read(&mut buffer).map_err(|err| {
             if gzip {
@@ -112,18 +111,8 @@ fn parse_input(file: &str) -> Result<sched_core::replay::ParsedTrace, String> {
         if read == 0 {
             break;
         }
-        carry.extend_from_slice(&buffer[..read]);
-        // Feed whole lines only, so a character split between reads stays whole.
-        if let Some(last_newline) = carry.iter().rposition(|&byte| byte == b'\n') {
-            parser.feed(&String::from_utf8_lossy(&carry[..=last_newline]));
-            carry.drain(..=last_newline);
-        } else if carry.len() > 4 * CHUNK_BYTES {
-            // A line this long is skipped as too long anyway: do not hold it.
-            parser.feed(&String::from_utf8_lossy(&carry));
-            carry.clear();
-        }
+        parser.feed_bytes(&buffer[..read]);
     }
-    parser.feed(&String::from_utf8_lossy(&carry));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

@@ -489,6 +489,36 @@ fn streaming_in_small_chunks_matches_the_whole_text() {
 }
 
 #[test]
+fn bytes_split_anywhere_read_as_the_whole_text() {
+    let mut text = fixture_text("ftrace_current.txt");
+    // A comm with a character of three bytes and one of four, and a byte that is not UTF-8.
+    text.push_str("  caf\u{e9}-\u{20ac}\u{1f600}-4242 [001] d..2.  100.900000: sched_wakeup: comm=x pid=1 prio=120 target_cpu=001\n");
+    let mut bytes = text.clone().into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe garbage\nno newline at the end");
+    let whole = parse(&String::from_utf8_lossy(&bytes));
+    for size in [1, 2, 3, 5, 64, 4096] {
+        let mut parser = Parser::new();
+        for chunk in bytes.chunks(size) {
+            parser.feed_bytes(chunk);
+        }
+        assert_eq!(parser.finish(), whole, "chunks of {size} bytes");
+    }
+}
+
+#[test]
+fn a_long_line_in_bytes_is_skipped_without_being_held() {
+    let mut parser = Parser::new();
+    let line = vec![b'x'; 3 * sched_core::replay::MAX_LINE_BYTES];
+    for chunk in line.chunks(1000) {
+        parser.feed_bytes(chunk);
+    }
+    parser.feed_bytes(b"\n");
+    let parsed = parser.finish();
+    assert_eq!(parsed.report.lines, 1);
+    assert_eq!(parsed.report.skipped_total(), 1);
+}
+
+#[test]
 fn bad_input_gives_a_report() {
     let empty = parse("");
     assert_eq!(empty.report.lines, 0);

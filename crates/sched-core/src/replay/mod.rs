@@ -14,6 +14,6 @@ pub use metrics::{
 };
 pub use parse::{
     parse, Event, EventData, EventKind, ParseReport, ParsedTrace, Parser, PrevState, SkipCount,
-    SkipReason, Warning,
+    SkipReason, Warning, MAX_LINE_BYTES,
 };
 pub use workload::{derive_workload, DerivedWorkload};

@@ -361,6 +361,9 @@ pub struct Parser {
     spare: String,
     /// The line being handled (for the skip counts).
     current_line: u64,
+    /// Bytes given to [`Parser::feed_bytes`] after its last newline: the start of a
+    /// line, whose characters may be split between chunks.
+    carry: Vec<u8>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -447,9 +450,40 @@ impl Parser {
         }
     }
 
+    /// Reads a chunk of bytes split anywhere, even inside a character: whole lines are
+    /// read as UTF-8 (invalid bytes become U+FFFD, as in `from_utf8_lossy`), the rest
+    /// waits for the next chunk. Never holds more than a line's bytes past
+    /// [`MAX_LINE_BYTES`].
+    pub fn feed_bytes(&mut self, chunk: &[u8]) {
+        let Some(last_newline) = chunk.iter().rposition(|&byte| byte == b'\n') else {
+            self.carry.extend_from_slice(chunk);
+            if self.carry.len() > 2 * MAX_LINE_BYTES {
+                // Skipped as too long anyway: give what there is and keep nothing.
+                let carry = std::mem::take(&mut self.carry);
+                self.feed(&String::from_utf8_lossy(&carry));
+            }
+            return;
+        };
+        let (lines, rest) = chunk.split_at(last_newline + 1);
+        if self.carry.is_empty() {
+            self.feed(&String::from_utf8_lossy(lines));
+        } else {
+            let mut joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(lines);
+            self.feed(&String::from_utf8_lossy(&joined));
+            joined.clear();
+            self.carry = joined;
+        }
+        self.carry.extend_from_slice(rest);
+    }
+
     /// Reads the last line (if it has no newline), sorts the events and returns them
     /// with the report.
     pub fn finish(mut self) -> ParsedTrace {
+        if !self.carry.is_empty() {
+            let carry = std::mem::take(&mut self.carry);
+            self.feed(&String::from_utf8_lossy(&carry));
+        }
         if self.overflow {
             self.too_long_line();
         } else if !self.pending.is_empty() {
