@@ -1,11 +1,20 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { cpuPids, eventCount, exportFile, openApp, waitIdle } from './helpers';
 
 const FIXTURES = '../crates/sched-core/tests/fixtures/ftrace';
 
-test('a pasted ftrace log replays with its report, and re-simulates here under another policy', async ({ page }) => {
+/** Per CPU, the `next_pid` of the log's last `sched_switch` there. */
+function lastRunning(log: string): Map<number, string> {
+  const running = new Map<number, string>();
+  for (const match of log.matchAll(/\[(\d+)\][^\n]*sched_switch:[^\n]*next_pid=(\d+)/g)) running.set(Number(match[1]), match[2]!);
+  return running;
+}
+
+test('a pasted ftrace log plays in the machine, the timeline and the event log, and re-simulates under another policy', async ({ page }) => {
   await openApp(page);
   const replay = page.getByRole('region', { name: 'Replay' });
   // Empty: said, not failed.
@@ -17,9 +26,28 @@ test('a pasted ftrace log replays with its report, and re-simulates here under a
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   const report = replay.getByTestId('replay-report');
   await expect(report).toBeVisible();
+  await waitIdle(page);
   await expect(replay.getByTestId('replay-format')).not.toHaveText('');
   await expect(replay.getByTestId('replay-events')).toContainText('sched_switch');
   await expect(replay.getByTestId('replay-latency')).toContainText(/p50 [\d,.]+ us, p99 [\d,.]+ us/);
+
+  // The log is what plays now: the machine has its 4 CPUs, the clock starts at its first event.
+  await expect(replay.getByTestId('replay-playing')).toContainText('pasted log');
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
+  await expect(page.getByTestId('log-source')).toContainText('pasted log');
+  expect(await cpuPids(page)).toHaveLength(4);
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await waitIdle(page);
+  // At its end each CPU runs what the log's last switch there put on it.
+  const pids = await cpuPids(page);
+  for (const [cpu, pid] of lastRunning(log)) expect(pids[cpu], `CPU ${cpu}`).toBe(pid);
+  // Every scheduler line was played (fork and exec have no record of their own).
+  const switches = (log.match(/sched_switch:/g) ?? []).length;
+  expect(await page.evaluate(() => window.__schedlab?.timeline.switches)).toBe(switches);
+  expect(await eventCount(page)).toBe((log.match(/: sched_(switch|wakeup|wakeup_new|waking|migrate_task|process_fork|process_exec|process_exit):/g) ?? []).length);
+  const eventLog = page.getByRole('region', { name: 'Event log' });
+  await expect(eventLog).toContainText('sched_migrate_task');
+  await expect(eventLog).toContainText('comm=Web Content pid=4100');
 
   // Re-simulate: the log's workload becomes the running scenario, in every view.
   await replay.getByRole('button', { name: 'Re-simulate' }).click();
@@ -37,17 +65,96 @@ test('a pasted ftrace log replays with its report, and re-simulates here under a
   await expect(page.getByRole('region', { name: 'Policy' }).getByTestId('policy-diff')).toContainText('wake_affine.enabled');
 });
 
+test('a simulation exported as ftrace text replays to the same schedule', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await page.waitForFunction(() => (window.__schedlab?.events ?? 0) > 3000);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await waitIdle(page);
+  const simulated = await cpuPids(page);
+  const switches = await page.evaluate(() => window.__schedlab?.timeline.switches ?? 0);
+  const exported = await exportFile(page, 'Trace (ftrace, for Perfetto)');
+  const replay = page.getByRole('region', { name: 'Replay' });
+  await replay.getByLabel('Open a log file').setInputFiles({ name: exported.name, mimeType: 'text/plain', buffer: exported.bytes });
+  await expect(replay.getByTestId('replay-file')).toContainText(exported.name);
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByTestId('replay-playing')).toBeVisible();
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1×' });
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await waitIdle(page);
+  expect(await page.evaluate(() => window.__schedlab?.timeline.switches)).toBe(switches);
+  expect(await cpuPids(page)).toEqual(simulated);
+  // Back to the start, and forward again: the same end.
+  await page.getByRole('button', { name: 'Reset', exact: true }).click();
+  await waitIdle(page);
+  expect(await eventCount(page)).toBe(0);
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await waitIdle(page);
+  expect(await cpuPids(page)).toEqual(simulated);
+});
+
 test('a gzip-compressed log file opens, and garbage gives a report, not a crash', async ({ page }) => {
   await openApp(page);
   const replay = page.getByRole('region', { name: 'Replay' });
+  const box = replay.getByRole('textbox', { name: 'Paste ftrace log' });
+  await box.fill('what I typed stays');
   const log = await readFile(`${FIXTURES}/trace_cmd.txt`);
   await replay.getByLabel('Open a log file').setInputFiles({ name: 'trace.txt.gz', mimeType: 'application/gzip', buffer: gzipSync(log) });
-  await expect(replay.getByRole('textbox', { name: 'Paste ftrace log' })).toHaveValue(log.toString('utf8'));
+  await expect(replay.getByTestId('replay-file')).toContainText('trace.txt.gz');
+  await expect(box).toHaveValue('what I typed stays');
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByTestId('replay-events')).toContainText('sched_switch');
+  await expect(replay.getByTestId('replay-playing')).toContainText('trace.txt.gz');
 
-  await replay.getByRole('textbox', { name: 'Paste ftrace log' }).fill('\u0000\u0001 not a trace at all\n'.repeat(50));
+  // A file that says it is gzip and is not: a message, and the log that was playing stays.
+  await replay.getByLabel('Open a log file').setInputFiles({ name: 'broken.gz', mimeType: 'application/gzip', buffer: Buffer.concat([gzipSync(log).subarray(0, 40)]) });
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByRole('alert')).toContainText('broken.gz is not a whole gzip file');
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
+  await expect(page.getByTestId('log-source')).toContainText('trace.txt.gz');
+
+  await replay.getByRole('button', { name: 'Use the box instead' }).click();
+  await box.fill('\u0000\u0001 not a trace at all\n'.repeat(50));
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByTestId('replay-events')).toHaveText('none');
   await expect(replay).toContainText('there is no workload to re-simulate');
+});
+
+test('a large log shows its progress and can be cancelled, and the scenario stays', async ({ page }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'schedlab-replay-'));
+  try {
+    // About 300 MB: switches and wakeups of 64 tasks on 8 CPUs.
+    const lines: string[] = [];
+    for (let i = 0; i < 4096; i += 1) {
+      const cpu = i % 8;
+      const pid = 1000 + (i % 64);
+      const t = (100 + i * 0.00001).toFixed(6);
+      lines.push(`          task-${pid}  [00${cpu}] d..2.  ${t}: sched_switch: prev_comm=task prev_pid=${pid} prev_prio=120 prev_state=S ==> next_comm=swapper/${cpu} next_pid=0 next_prio=120`);
+      lines.push(`          <idle>-0     [00${cpu}] d..2.  ${t}: sched_wakeup: comm=task pid=${pid} prio=120 target_cpu=00${cpu}`);
+    }
+    const block = Buffer.from(lines.join('\n') + '\n');
+    const path = join(dir, 'big-trace.txt');
+    await writeFile(path, Buffer.concat(Array.from({ length: Math.ceil(300e6 / block.length) }, () => block)));
+
+    await openApp(page);
+    const replay = page.getByRole('region', { name: 'Replay' });
+    await replay.getByLabel('Open a log file').setInputFiles(path);
+    await expect(replay.getByTestId('replay-file')).toContainText(/big-trace\.txt \(3\d\d\.\d MB\)/);
+    await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+    const progress = replay.getByRole('progressbar', { name: 'Reading the log' });
+    await expect(progress).toBeVisible();
+    await expect(replay.getByRole('status')).toContainText(/Reading big-trace\.txt: \d+ % \([\d.]+ [KMG]?B of 3\d\d\.\d MB\)/);
+    await replay.getByRole('button', { name: 'Cancel' }).click();
+    await expect(replay.getByRole('status')).toContainText('Cancelled reading big-trace.txt; the scenario that was loaded stays.');
+    await waitIdle(page);
+    await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
+    // The scenario still plays.
+    const before = await eventCount(page);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await waitIdle(page);
+    expect(await eventCount(page)).toBe(before + 1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

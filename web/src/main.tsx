@@ -5,7 +5,6 @@ import { createController } from './store/controller';
 import { createActions } from './actions/actions';
 import { startEngine } from './engine/client';
 import { createSweepRunner } from './engine/sweepClient';
-import { createReplayClient } from './engine/replayClient';
 import { createCompareSession } from './store/compareSession';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
@@ -94,7 +93,6 @@ if (root) createRoot(root).render(
       actions={actions}
       sweeps={createSweepRunner()}
       compare={compare}
-      replayer={createReplayClient()}
       onTimelineDrawn={(stats) => {
         timelineHook.lanes = stats.lanes;
         timelineHook.spans = stats.spans;

@@ -4,23 +4,40 @@
 //! the model's reason), and a counter per CPU for `cpu_frequency`. The CLI's
 //! `--trace-format perfetto-json` and the app's Export menu both write it.
 
-use sched_core::trace::{TaskNames, TraceKind};
+use sched_core::topology::Topology;
+use sched_core::trace::{TaskNames, Trace, TraceKind};
 use sched_core::Simulator;
 use serde_json::{json, Value};
 
 /// The kept trace as one trace-event document.
 pub fn perfetto_json(sim: &Simulator) -> Value {
-    let names: &dyn TaskNames = sim;
+    perfetto_json_of(
+        &sim.title,
+        &sim.topology,
+        &sim.trace,
+        sim,
+        sim.now().as_ns(),
+    )
+}
+
+/// A trace as one trace-event document: `title` names the process, runs still
+/// going at `now_ns` end there. A played log's trace goes through here too.
+pub fn perfetto_json_of(
+    title: &str,
+    topology: &Topology,
+    trace: &Trace,
+    names: &dyn TaskNames,
+    now_ns: u64,
+) -> Value {
     let us = |ns: u64| ns as f64 / 1000.0;
     let mut events = Vec::new();
-    events.push(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": format!("{} ({})", sim.title, sim.topology.shape.name)}}));
-    for cpu in 0..sim.topology.n_cpus() {
+    events.push(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": format!("{} ({})", title, topology.shape.name)}}));
+    for cpu in 0..topology.n_cpus() {
         events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_name", "args": {"name": format!("CPU {cpu}")}}));
         events.push(json!({"ph": "M", "pid": 1, "tid": cpu, "name": "thread_sort_index", "args": {"sort_index": cpu}}));
     }
     // Per CPU: who runs since when.
-    let mut running: Vec<Option<(u32, u64)>> = vec![None; sim.topology.n_cpus()];
-    let trace = &sim.trace;
+    let mut running: Vec<Option<(u32, u64)>> = vec![None; topology.n_cpus()];
     for idx in 0..trace.len() {
         let record = trace.get(idx);
         let cpu = record.cpu as usize;
@@ -28,7 +45,7 @@ pub fn perfetto_json(sim: &Simulator) -> Value {
             TraceKind::SchedSwitch => {
                 if let Some((pid, since)) = running[cpu].take() {
                     events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(since), "dur": us(record.time.as_ns() - since),
-                        "name": format!("{} {pid}", sim.comm(pid)), "args": {"pid": pid}}));
+                        "name": format!("{} {pid}", names.comm(pid)), "args": {"pid": pid}}));
                 }
                 if record.arg0 != 0 {
                     running[cpu] = Some((record.arg0, record.time.as_ns()));
@@ -57,8 +74,8 @@ pub fn perfetto_json(sim: &Simulator) -> Value {
     }
     for (cpu, slot) in running.iter().enumerate() {
         if let Some((pid, since)) = slot {
-            events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(*since), "dur": us(sim.now().as_ns() - since),
-                "name": format!("{} {pid}", sim.comm(*pid)), "args": {"pid": pid}}));
+            events.push(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(*since), "dur": us(now_ns.saturating_sub(*since)),
+                "name": format!("{} {pid}", names.comm(*pid)), "args": {"pid": pid}}));
         }
     }
     json!({"traceEvents": events, "displayTimeUnit": "ns"})

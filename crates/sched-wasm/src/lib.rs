@@ -134,19 +134,32 @@ pub fn spread_json(runs: &str) -> Result<String, JsValue> {
 /// and wakeups. Throws a message for an unknown preset.
 #[wasm_bindgen]
 pub fn replay_log(text: &str, preset: &str, source: &str) -> Result<String, JsValue> {
-    use sched_core::replay::{derive_workload, parse, replay};
-    let machine = if preset.is_empty() {
-        None
-    } else {
-        Some(
-            sched_scenario::replay::preset_topology(preset)
-                .map_err(|message| JsValue::from_str(&format!("topology: {message}")))?,
-        )
-    };
-    let parsed = parse(text);
-    let metrics = replay(&parsed, machine.as_ref());
+    let machine = preset_machine(preset)?;
+    let parsed = sched_core::replay::parse(text);
+    Ok(replay_value(&parsed, machine.as_ref(), preset, source).to_string())
+}
+
+/// The `preset` machine, or `None` for an empty name; a message for an unknown one.
+fn preset_machine(preset: &str) -> Result<Option<sched_core::topology::Topology>, JsValue> {
+    if preset.is_empty() {
+        return Ok(None);
+    }
+    sched_scenario::replay::preset_topology(preset)
+        .map(Some)
+        .map_err(|message| JsValue::from_str(&format!("topology: {message}")))
+}
+
+/// What `replay_log` answers for a parsed log.
+fn replay_value(
+    parsed: &sched_core::replay::ParsedTrace,
+    machine: Option<&sched_core::topology::Topology>,
+    preset: &str,
+    source: &str,
+) -> serde_json::Value {
+    use sched_core::replay::{derive_workload, replay};
+    let metrics = replay(parsed, machine);
     let report = sched_scenario::replay::report_json(&parsed.report, &metrics);
-    let derived = derive_workload(&parsed);
+    let derived = derive_workload(parsed);
     let scenario = if derived.tasks.tasks.is_empty() {
         serde_json::Value::Null
     } else {
@@ -155,7 +168,7 @@ pub fn replay_log(text: &str, preset: &str, source: &str) -> Result<String, JsVa
             sched_scenario::replay::what_if_scenario(&derived, &metrics, preset, 1, source);
         serde_json::to_value(&scenario).expect("a scenario serialises")
     };
-    Ok(json!({
+    json!({
         "report": report,
         "scenario": scenario,
         "derived": {
@@ -164,8 +177,37 @@ pub fn replay_log(text: &str, preset: &str, source: &str) -> Result<String, JsVa
             "timer_wakeups": derived.timer_wakeups,
         },
     })
-    .to_string())
 }
+
+/// The machine's layout: shape and, per CPU, its core, LLC, node and socket.
+fn machine_json(topology: &sched_core::topology::Topology, frequency_mhz: u32) -> String {
+    let cpus: Vec<_> = topology
+        .cpus
+        .iter()
+        .map(|info| {
+            json!({
+                "core": info.core.0, "llc": info.llc.0, "node": info.node.0,
+                "socket": info.socket.0, "thread": info.thread
+            })
+        })
+        .collect();
+    json!({
+        "name": topology.shape.name,
+        "sockets": topology.shape.sockets,
+        "llcs": topology.llc_cpus.len(),
+        "cores": topology.core_cpus.len(),
+        "nodes": topology.node_cpus.len(),
+        "threads_per_core": topology.shape.threads_per_core,
+        "frequency_mhz": frequency_mhz,
+        "cpus": cpus,
+    })
+    .to_string()
+}
+
+mod log;
+mod trace_view;
+
+pub use log::{LogHandle, LogReader};
 
 #[wasm_bindgen]
 pub struct SimHandle {
@@ -341,20 +383,12 @@ impl SimHandle {
 
     /// The wakeup latencies in powers of two from 1 us: `[upper_us, count, ...]`.
     pub fn latency_histogram(&self) -> Vec<f64> {
-        self.sim
-            .metrics
-            .latency_histogram()
-            .into_iter()
-            .flat_map(|(upper_ns, count)| [upper_ns as f64 / 1_000.0, count as f64])
-            .collect()
+        trace_view::latency_histogram(self.sim.metrics.latency_histogram())
     }
 
     /// `[p50, p75, p90, p95, p99, p99.5, p99.9, min, max, samples]`, microseconds.
     pub fn latency(&self) -> Vec<f64> {
-        let percentiles = self.sim.metrics.latency_percentiles();
-        let mut out = percentiles.ordered().to_vec();
-        out.extend([percentiles.min, percentiles.max, percentiles.samples as f64]);
-        out
+        trace_view::latency(&self.sim.metrics.latency_percentiles())
     }
 
     /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa,
@@ -382,28 +416,7 @@ impl SimHandle {
 
     /// The machine's layout (one-off): shape and, per CPU, its core, LLC, node, socket.
     pub fn topology_json(&self) -> String {
-        let topology = &self.sim.topology;
-        let cpus: Vec<_> = topology
-            .cpus
-            .iter()
-            .map(|info| {
-                json!({
-                    "core": info.core.0, "llc": info.llc.0, "node": info.node.0,
-                    "socket": info.socket.0, "thread": info.thread
-                })
-            })
-            .collect();
-        json!({
-            "name": topology.shape.name,
-            "sockets": topology.shape.sockets,
-            "llcs": topology.llc_cpus.len(),
-            "cores": topology.core_cpus.len(),
-            "nodes": topology.node_cpus.len(),
-            "threads_per_core": topology.shape.threads_per_core,
-            "frequency_mhz": self.sim.costs.frequency_mhz,
-            "cpus": cpus,
-        })
-        .to_string()
+        machine_json(&self.sim.topology, self.sim.costs.frequency_mhz)
     }
 
     /// The task list (one-off): pid, comm, workload group and the CPUs the task
@@ -618,20 +631,7 @@ impl SimHandle {
     /// `[time_ns, cpu, next_pid, ...]` (`next_pid` 0: the CPU went idle). The UI keeps
     /// `to` (`trace_len()`) as its cursor and builds per-CPU run slices from them.
     pub fn switches(&self, from: u32, to: u32) -> Vec<f64> {
-        let trace = &self.sim.trace;
-        let end = (to as usize).min(trace.len());
-        let start = (from as usize).min(end);
-        let mut out = Vec::new();
-        for idx in start..end {
-            if trace.kind(idx) == sched_core::trace::TraceKind::SchedSwitch {
-                out.extend([
-                    trace.time(idx).as_ns() as f64,
-                    trace.cpu(idx) as f64,
-                    trace.arg0(idx) as f64,
-                ]);
-            }
-        }
-        out
+        trace_view::switches(&self.sim.trace, from, to)
     }
 
     /// Entries in the wait log so far (the UI reads them from a cursor, as it reads
@@ -646,20 +646,10 @@ impl SimHandle {
     /// Exact: the core logs every change of a runqueue as it happens, not samples.
     /// The UI keeps `to` (`waits_len()`) as its cursor and shades the timeline's lanes.
     pub fn waits(&self, from: u32, to: u32) -> Vec<f64> {
-        let Some(log) = self.sim.wait_log.as_ref() else {
-            return Vec::new();
-        };
-        let end = (to as usize).min(log.len());
-        let start = (from as usize).min(end);
-        let mut out = Vec::with_capacity((end - start) * 3);
-        for idx in start..end {
-            out.extend([
-                log.time[idx] as f64,
-                log.cpu[idx] as f64,
-                log.waiting[idx] as f64,
-            ]);
-        }
-        out
+        self.sim
+            .wait_log
+            .as_ref()
+            .map_or_else(Vec::new, |log| trace_view::waits(log, from, to))
     }
 
     /// The task moves among trace records `[from, to)` (every `sched_migrate_task`,
@@ -696,20 +686,15 @@ impl SimHandle {
     /// 0, then records `[from, to)`, each with the model's reason as a `# ...`
     /// comment when `reasons` is set. The UI asks for it in chunks and joins them.
     pub fn ftrace_text(&self, from: u32, to: u32, reasons: bool) -> String {
-        let trace = &self.sim.trace;
-        let end = (to as usize).min(trace.len());
-        let start = (from as usize).min(end);
         let names: &dyn TaskNames = &self.sim;
-        let mut out = if start == 0 {
-            trace.ftrace_header(self.sim.topology.n_cpus())
-        } else {
-            String::new()
-        };
-        for idx in start..end {
-            out.push_str(&trace.ftrace_line_with_reason(idx, names, reasons));
-            out.push('\n');
-        }
-        out
+        trace_view::ftrace_text(
+            &self.sim.trace,
+            names,
+            self.sim.topology.n_cpus(),
+            from,
+            to,
+            reasons,
+        )
     }
 
     /// The kept trace as Chrome trace-event JSON (Perfetto opens it), as the CLI's
@@ -732,62 +717,21 @@ impl SimHandle {
         pid: i64,
         max_scan: u32,
     ) -> String {
-        use sched_core::trace::TraceKind;
-        let trace = &self.sim.trace;
-        let names: &dyn TaskNames = &self.sim;
-        let mut out = String::new();
-        let mut found = 0;
-        let mut idx = (before as usize).min(trace.len());
-        let stop = idx.saturating_sub(max_scan as usize);
-        while idx > stop && found < count {
-            idx -= 1;
-            let kind = trace.kind(idx);
-            if !event.is_empty() && kind.ftrace_name() != event {
-                continue;
-            }
-            if cpu >= 0 && trace.cpu(idx) != cpu as u32 {
-                continue;
-            }
-            if pid >= 0 {
-                let pid = pid as u32;
-                let next = kind == TraceKind::SchedSwitch && trace.arg0(idx) == pid;
-                if trace.pid(idx) != pid && !next {
-                    continue;
-                }
-            }
-            let record = trace.get(idx);
-            out.push_str(&format!(
-                "{idx}|{}|{}|{}|{}|{}\n",
-                record.time.as_ns(),
-                record.cpu,
-                kind.ftrace_name(),
-                trace.payload(idx, names),
-                trace.reason_text(idx)
-            ));
-            found += 1;
-        }
-        out
+        trace_view::search(
+            &self.sim.trace,
+            &self.sim,
+            before,
+            count,
+            event,
+            cpu,
+            pid,
+            max_scan,
+        )
     }
 
     /// Records `[from, from + count)` as text lines: `time|cpu|event|payload|reason`.
     pub fn trace_lines(&self, from: u32, count: u32) -> String {
-        let trace = &self.sim.trace;
-        let start = (from as usize).min(trace.len());
-        let end = (start + count as usize).min(trace.len());
-        let names: &dyn TaskNames = &self.sim;
-        let mut out = String::new();
-        for idx in start..end {
-            let record = trace.get(idx);
-            out.push_str(&format!(
-                "{}|{}|{}|{}|{}\n",
-                record.time.as_ns(),
-                record.cpu,
-                record.kind.ftrace_name(),
-                trace.payload(idx, names),
-                trace.reason_text(idx)
-            ));
-        }
-        out
+        trace_view::lines(&self.sim.trace, &self.sim, from, count)
     }
 }
 

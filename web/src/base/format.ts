@@ -23,3 +23,15 @@ export function formatUs(us: number): string {
 export function formatCount(count: number): string {
   return Math.round(count).toLocaleString('en-US');
 }
+
+/** A size in bytes as people read it: `512 B`, `12.3 KB`, `1.2 GB` (powers of 1000, as file managers show). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}

@@ -22,7 +22,6 @@ import { Scrubber } from './Scrubber';
 import type { DrawingRefs } from './ExportMenu';
 import { SweepPanel } from './SweepPanel';
 import { ReplayPanel } from './ReplayPanel';
-import type { ReplayClient } from '../engine/replayClient';
 import type { SweepRunner } from '../engine/sweepClient';
 import type { CompareSession } from '../store/compareSession';
 import { ComparisonPanel, SideSwitch, useCompare } from './Compare';
@@ -34,7 +33,6 @@ export function App({
   actions,
   sweeps,
   compare,
-  replayer,
   onTimelineDrawn,
 }: {
   store: AppStore;
@@ -44,8 +42,6 @@ export function App({
   sweeps: SweepRunner;
   /** Compare mode: run B and how it follows run A. */
   compare: CompareSession;
-  /** Reads pasted ftrace logs in a worker of its own. */
-  replayer: () => ReplayClient;
   /** Told what each timeline draw painted (the end-to-end tests' hook). */
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
@@ -111,7 +107,7 @@ export function App({
               <LockStat store={store} />
               <EventLog store={store} controller={controller} />
               <SweepPanel store={store} runner={sweeps} />
-              <ReplayPanel store={store} controller={controller} replayer={replayer} />
+              <ReplayPanel store={store} controller={controller} />
             </>
           )}
         </div>

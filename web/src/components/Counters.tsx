@@ -25,16 +25,21 @@ export function Counters({ store }: { store: AppStore }) {
     })),
   );
   const acquisitions = at(Counter.lockAcquisitions);
+  const log = loaded.log;
   return (
     <section className="panel" aria-labelledby="counters-title">
       <h2 id="counters-title">Run so far</h2>
       <dl className="counters">
         <dt>utilisation</dt>
         <dd data-testid="utilization">{utilization.toFixed(1)} %</dd>
-        <dt title="CPU time idle while a task waited on another runqueue of the same LLC">idle while runnable (LLC)</dt>
-        <dd data-testid="idle-while-runnable">
-          {formatDuration(at(Counter.idleWhileRunnableLlcNs))} ({gapPct.toFixed(2)} %)
-        </dd>
+        {!log && (
+          <>
+            <dt title="CPU time idle while a task waited on another runqueue of the same LLC">idle while runnable (LLC)</dt>
+            <dd data-testid="idle-while-runnable">
+              {formatDuration(at(Counter.idleWhileRunnableLlcNs))} ({gapPct.toFixed(2)} %)
+            </dd>
+          </>
+        )}
         {throughput.map((row) => (
           <Fragment key={row.key}>
             <dt title={row.hint}>{row.name}</dt>
@@ -52,17 +57,28 @@ export function Counters({ store }: { store: AppStore }) {
           SMT {formatCount(at(Counter.migrationsSmt))} · LLC {formatCount(at(Counter.migrationsLlc))} · cross-LLC{' '}
           {formatCount(at(Counter.migrationsCrossLlc))} · cross-NUMA {formatCount(at(Counter.migrationsCrossNuma))}
         </dd>
-        <dt>rq lock</dt>
-        <dd>
-          {formatCount(at(Counter.lockContentions))} of {formatCount(acquisitions)} contended, {formatDuration(at(Counter.lockWaitNs))}{' '}
-          spinning
-        </dd>
-        <dt>clock</dt>
-        <dd>{formatCount(loaded.machine.frequency_mhz)} MHz</dd>
-        <dt>cache refill · sched paths</dt>
-        <dd>
-          {formatDuration(at(Counter.cacheRefillNs))} · {formatDuration(at(Counter.schedOverheadNs))}
-        </dd>
+        {log ? (
+          <>
+            <dt>source</dt>
+            <dd data-testid="log-source" title="A real machine's log: lock waits, cache refills and scheduler time are the model's own figures, and a log has none">
+              {log.name} (a real machine's log)
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>rq lock</dt>
+            <dd>
+              {formatCount(at(Counter.lockContentions))} of {formatCount(acquisitions)} contended, {formatDuration(at(Counter.lockWaitNs))}{' '}
+              spinning
+            </dd>
+            <dt>clock</dt>
+            <dd>{formatCount(loaded.machine.frequency_mhz)} MHz</dd>
+            <dt>cache refill · sched paths</dt>
+            <dd>
+              {formatDuration(at(Counter.cacheRefillNs))} · {formatDuration(at(Counter.schedOverheadNs))}
+            </dd>
+          </>
+        )}
       </dl>
     </section>
   );

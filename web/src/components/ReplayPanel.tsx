@@ -1,79 +1,79 @@
 import { useMemo, useState, type DragEvent } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
-import type { ReplayClient } from '../engine/replayClient';
+import type { LogProgress } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
-import { isGzip, logVersusSimulation, presetsOf, type ReplayResult } from '../store/replay';
+import { logVersusSimulation, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
-import { formatCount } from '../base/format';
+import { formatBytes, formatCount } from '../base/format';
 import { simTimeNs } from '../base/types';
 import { useAppState } from './useStore';
 
 type Status =
   | { readonly kind: 'idle' }
-  | { readonly kind: 'reading'; readonly what: string }
+  | { readonly kind: 'reading'; readonly name: string; readonly progress: LogProgress }
   | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'cancelled'; readonly name: string }
   | { readonly kind: 'done'; readonly result: ReplayResult; readonly source: string };
-
-/** A log file's text: gzip-compressed ones (`.gz`) through the browser's own DecompressionStream. */
-async function readLogFile(file: File): Promise<string> {
-  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
-  if (!isGzip(head)) return file.text();
-  const stream = file.stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Response(stream).text();
-}
 
 function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+function percent(progress: LogProgress): number {
+  return progress.total === 0 ? 100 : Math.min(100, Math.floor((100 * progress.read) / progress.total));
+}
+
 /**
  * The Replay region: paste or drop an ftrace log (any layout `schedlab replay`
- * reads, `.gz` too), replay it in a worker for its parse report and what the log
- * says (wakeup latency, migrations, utilisation), then re-simulate its workload:
- * it becomes the running scenario, so every view, the Policy panel, Compare and
- * Sweep work on it, and the log is set against the simulation.
+ * reads, `.gz` too). Replay reads it in the engine worker in chunks, with its
+ * progress and a Cancel, then plays it in the machine, timeline and event log as
+ * a simulation plays, with its parse report and what the log says (wakeup
+ * latency, migrations, utilisation). Re-simulate runs its workload here, under
+ * any policy, and sets the log against the simulation.
  */
-export function ReplayPanel({ store, controller, replayer }: { store: AppStore; controller: Controller; replayer: () => ReplayClient }) {
+export function ReplayPanel({ store, controller }: { store: AppStore; controller: Controller }) {
   const [text, setText] = useState('');
+  /** A chosen or dropped file: Replay reads it (not the box) until the box is typed in or the file is cleared. */
+  const [file, setFile] = useState<File | undefined>();
   const [preset, setPreset] = useState('');
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
-  const [source, setSource] = useState('pasted log');
   const [against, setAgainst] = useState<JsonValue | undefined>();
   /** The scenario text Re-simulate loaded: the log is set against the run only while it is that one. */
   const [loadedText, setLoadedText] = useState<string | undefined>();
   const appStatus = useAppState(store, (s) => s.status);
   const fileText = useAppState(store, (s) => s.fileText);
+  const playingLog = useAppState(store, (s) => s.loaded?.log?.name);
   const running = loadedText !== undefined && fileText === loadedText;
   const presets = useMemo(() => presetsOf(bundledScenarios.map((scenario) => scenario.text)), []);
 
   const replay = async () => {
-    if (text.trim() === '') {
+    if (!file && text.trim() === '') {
       setStatus({ kind: 'failed', message: 'Paste an ftrace log (or drop a file here) first: the box is empty.' });
       return;
     }
-    setStatus({ kind: 'reading', what: 'Reading the log…' });
+    const name = file ? file.name : 'pasted log';
+    const blob = file ?? new Blob([text], { type: 'text/plain' });
+    setStatus({ kind: 'reading', name, progress: { read: 0, total: blob.size } });
     setAgainst(undefined);
-    const outcome = await replayer().replay(text, preset, source);
-    setStatus(outcome.ok ? { kind: 'done', result: outcome.result, source } : { kind: 'failed', message: outcome.message });
+    const outcome = await controller.openLog(blob, preset, name, (progress) =>
+      setStatus((now) => (now.kind === 'reading' && now.name === name ? { ...now, progress } : now)),
+    );
+    if (outcome.ok) setStatus({ kind: 'done', result: outcome.replay, source: name });
+    else if ('cancelled' in outcome) setStatus({ kind: 'cancelled', name });
+    else setStatus({ kind: 'failed', message: outcome.message });
   };
 
-  const open = async (file: File) => {
-    setStatus({ kind: 'reading', what: `Opening ${file.name}…` });
-    try {
-      setText(await readLogFile(file));
-      setSource(file.name);
-      setStatus({ kind: 'idle' });
-    } catch (error) {
-      setStatus({ kind: 'failed', message: `${file.name} could not be read: ${error instanceof Error ? error.message : String(error)}` });
-    }
+  const choose = (chosen: File) => {
+    setFile(chosen);
+    setStatus({ kind: 'idle' });
   };
 
   const onDrop = (event: DragEvent<HTMLTextAreaElement>) => {
-    const file = event.dataTransfer.files[0];
-    if (!file) return;
+    const dropped = event.dataTransfer.files[0];
+    if (!dropped) return;
     event.preventDefault();
-    void open(file);
+    choose(dropped);
   };
 
   const resimulate = async (result: ReplayResult) => {
@@ -92,8 +92,8 @@ export function ReplayPanel({ store, controller, replayer }: { store: AppStore; 
       <h2 id="replay-title">Replay</h2>
       <p className="muted">
         Paste a <code>sched_switch</code> / <code>sched_wakeup</code> trace from a real machine (the <code>trace</code> file, <code>trace-cmd report</code>,{' '}
-        <code>perf script</code>, systrace; or drop a file, <code>.gz</code> too). Replay reads it as <code>schedlab replay</code> does; Re-simulate runs
-        its workload here, under any policy.
+        <code>perf script</code>, systrace; or drop a file, <code>.gz</code> too). Replay reads it as <code>schedlab replay</code> does and plays it in the
+        machine, the timeline and the event log; Re-simulate runs its workload here, under any policy.
       </p>
       <textarea
         aria-label="Paste ftrace log"
@@ -103,11 +103,19 @@ export function ReplayPanel({ store, controller, replayer }: { store: AppStore; 
         placeholder="          <idle>-0     [003] d..2.  1234.567890: sched_switch: prev_comm=swapper/3 ..."
         onChange={(event) => {
           setText(event.target.value);
-          setSource('pasted log');
+          setFile(undefined);
         }}
         onDragOver={(event) => event.preventDefault()}
         onDrop={onDrop}
       />
+      {file && (
+        <p className="replay-file" data-testid="replay-file">
+          Replay reads <strong>{file.name}</strong> ({formatBytes(file.size)}), not the box.{' '}
+          <button type="button" className="link" onClick={() => setFile(undefined)}>
+            Use the box instead
+          </button>
+        </p>
+      )}
       <div className="replay-actions">
         <label className="field">
           <span>Open a log file</span>
@@ -115,8 +123,9 @@ export function ReplayPanel({ store, controller, replayer }: { store: AppStore; 
             type="file"
             aria-label="Open a log file"
             onChange={(event) => {
-              const file = event.target.files?.[0];
-              if (file) void open(file);
+              const chosen = event.target.files?.[0];
+              if (chosen) choose(chosen);
+              event.target.value = '';
             }}
           />
         </label>
@@ -135,21 +144,43 @@ export function ReplayPanel({ store, controller, replayer }: { store: AppStore; 
           Replay
         </button>
       </div>
-      {status.kind === 'reading' && <p role="status">{status.what}</p>}
+      {status.kind === 'reading' && (
+        <div className="replay-progress" role="status">
+          <progress aria-label="Reading the log" max={100} value={percent(status.progress)} />
+          <span>
+            Reading {status.name}: {percent(status.progress)} % ({formatBytes(status.progress.read)} of {formatBytes(status.progress.total)})
+          </span>{' '}
+          <button type="button" onClick={() => void controller.cancelLog()}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {status.kind === 'cancelled' && (
+        <p role="status">
+          Cancelled reading {status.name}; {playingLog === undefined ? 'the scenario that was loaded stays.' : 'the log that was playing stays.'}
+        </p>
+      )}
       {status.kind === 'failed' && (
         <p role="alert" className="problems">
           {status.message}
         </p>
       )}
       {status.kind === 'done' && (
-        <ReplayReportView
-          result={status.result}
-          canResimulate={appStatus !== 'loading'}
-          running={running}
-          onResimulate={() => void resimulate(status.result)}
-          onCompare={() => void compareWithRun()}
-          against={against}
-        />
+        <>
+          {playingLog === status.source && (
+            <p className="replay-playing" data-testid="replay-playing">
+              <strong>{status.source}</strong> is loaded in the machine, the timeline and the event log: press Play (time 0 is its first event).
+            </p>
+          )}
+          <ReplayReportView
+            result={status.result}
+            canResimulate={appStatus !== 'loading'}
+            running={running}
+            onResimulate={() => void resimulate(status.result)}
+            onCompare={() => void compareWithRun()}
+            against={against}
+          />
+        </>
       )}
     </section>
   );

@@ -47,6 +47,7 @@ export function Toolbar({
           }}
         >
           {scenarioId === 'custom' && <option value="custom">Edited scenario</option>}
+          {scenarioId === 'log' && <option value="log">Log: {loaded?.log?.name ?? 'replayed'}</option>}
           {[...SERIES.map((series) => series.name), 'Other'].map((series) => {
             const members = bundledScenarios.filter((scenario) => scenario.series === series);
             return (

@@ -1,5 +1,6 @@
 /** Messages between the UI and the engine worker. Bulk state is typed arrays. */
 import type { CpuId, LlcId, SimTimeNs } from '../base/types';
+import type { ReplayResult } from '../store/replay';
 
 /** Machines this small show their queued tasks themselves; larger ones, depth bars. */
 export const QUEUE_CPUS = 16;
@@ -44,7 +45,8 @@ export interface TaskInfo {
 }
 
 /** How a workload's headline figure is measured (the core's `ThroughputKind`). */
-export type ThroughputKind = 'rate' | 'completion_time' | 'stream';
+/** `none`: a replayed log's tasks, which have no benchmark to count. */
+export type ThroughputKind = 'rate' | 'completion_time' | 'stream' | 'none';
 
 export interface WorkloadInfo {
   readonly label: string;
@@ -115,6 +117,8 @@ export interface LoadedScenario {
   readonly shards: readonly ShardInfo[];
   /** The power model's fixed figures; `{enabled: false}` when it does not run. */
   readonly power: PowerInfo;
+  /** Set when what plays is a real machine's log, not a simulation: its name (the file's, or `pasted log`). */
+  readonly log?: { readonly name: string };
 }
 
 /**
@@ -144,6 +148,21 @@ export interface LockStatRow {
 export type LoadResult =
   | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame }
   | { readonly ok: false; readonly problems: readonly ScenarioProblem[] };
+
+/** How far the reading of a log has come: bytes of the file read (compressed ones for `.gz`) of its size. */
+export interface LogProgress {
+  readonly read: number;
+  readonly total: number;
+}
+
+/**
+ * Opening a log (`Engine.openLog`): it plays, with what `replay_log` says of it; or
+ * why not (the run that was loaded stays); or it was cancelled.
+ */
+export type LogOpenResult =
+  | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame; readonly replay: ReplayResult }
+  | { readonly ok: false; readonly message: string }
+  | { readonly ok: false; readonly cancelled: true };
 
 /** The event log's filter: an event name (empty for any), a CPU and a pid (undefined for any). */
 export interface LogFilter {

@@ -4,7 +4,7 @@
  * with Comlink; every frame's arrays are transferred, not copied through JSON.
  */
 import * as Comlink from 'comlink';
-import init, { SimHandle } from '../../wasm-pkg/sched_wasm.js';
+import init, { LogHandle, LogReader, SimHandle } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type {
   Decision,
@@ -12,6 +12,8 @@ import type {
   Frame,
   LoadResult,
   LoadedScenario,
+  LogOpenResult,
+  LogProgress,
   LockStatRow,
   LogFilter,
   Machine,
@@ -26,13 +28,24 @@ import type {
 import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
+import { isGzip, type ReplayResult } from '../store/replay';
+
+/**
+ * What plays: a simulation, or a real machine's log played event by event. Both
+ * answer the same calls (the log's `explain` always throws: a log has no decisions).
+ */
+type Source = SimHandle | LogHandle;
 
 const MAX_TRACE_PER_FRAME = 200;
 /** Events between two looks at the clock while advancing (a few hundred microseconds of work). */
 const ADVANCE_CHUNK_EVENTS = 2_000;
 
 let ready: Promise<unknown> | undefined;
-let handle: SimHandle | undefined;
+let handle: Source | undefined;
+/** Bumped by every `openLog` and `cancelLog`: a read that sees another value stops. */
+let logGeneration = 0;
+/** Progress is posted at most this often while a log is read. */
+const PROGRESS_EVERY_MS = 100;
 let traceCursor = 0;
 /** The trace record from which the next frame reads context switches (all of them, uncapped). */
 let switchCursor = 0;
@@ -66,7 +79,7 @@ function maxSnapshots(nCpus: number): number {
 let thinned = 0;
 
 /** Takes a snapshot when the run has gone far enough since the last one; its index, if taken. */
-function maybeSnapshot(sim: SimHandle): number | undefined {
+function maybeSnapshot(sim: Source): number | undefined {
   const timeNs = sim.now_ns();
   const events = sim.events();
   const last = snapshots[snapshots.length - 1];
@@ -90,12 +103,34 @@ function maybeSnapshot(sim: SimHandle): number | undefined {
   return index;
 }
 
+/** Makes `next` what plays: the old one is freed, the cursors start again. */
+function swapIn(next: Source): LoadedScenario {
+  handle?.free();
+  handle = next;
+  traceCursor = 0;
+  switchCursor = 0;
+  migrationCursor = 0;
+  waitCursor = 0;
+  keptUntilNs = undefined;
+  snapshots = [];
+  thinned = 0;
+  const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
+  return {
+    machine: JSON.parse(next.topology_json()) as Machine,
+    tasks: taskList.tasks,
+    workloads: taskList.workloads,
+    endNs: next.end_ns() as SimTimeNs,
+    shards: JSON.parse(next.shards_json()) as ShardInfo[],
+    power: JSON.parse(next.power_json()) as PowerInfo,
+  };
+}
+
 function ensureWasm(): Promise<unknown> {
   ready ??= init({ module_or_path: wasmUrl });
   return ready;
 }
 
-function frameOf(sim: SimHandle): Frame {
+function frameOf(sim: Source): Frame {
   const running = sim.frame_running();
   const traceTotal = sim.trace_len();
   const from = Math.max(traceCursor, traceTotal - MAX_TRACE_PER_FRAME);
@@ -161,7 +196,7 @@ function transferList(frame: Frame): Transferable[] {
   ] as Transferable[];
 }
 
-function current(): SimHandle {
+function current(): Source {
   if (!handle) throw new Error('no scenario is loaded');
   return handle;
 }
@@ -186,25 +221,71 @@ const engine = {
       }
       return { ok: false, problems: list };
     }
-    handle?.free();
-    handle = next;
-    traceCursor = 0;
-    switchCursor = 0;
-    migrationCursor = 0;
-    waitCursor = 0;
-    keptUntilNs = undefined;
-    snapshots = [];
-    thinned = 0;
-    const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
-    const loaded: LoadedScenario = {
-      machine: JSON.parse(next.topology_json()) as Machine,
-      tasks: taskList.tasks,
-      workloads: taskList.workloads,
-      endNs: next.end_ns() as SimTimeNs,
-      shards: JSON.parse(next.shards_json()) as ShardInfo[],
-      power: JSON.parse(next.power_json()) as PowerInfo,
-    };
+    const loaded = swapIn(next);
     return Comlink.transfer({ ok: true, loaded, frame: frameOf(next) }, []);
+  },
+
+  /**
+   * Reads a log from `file` (a dropped or chosen file, or pasted text as a Blob)
+   * in chunks as it streams in, gzip decompressed on the way (the browser's own
+   * DecompressionStream), so a large log is never held as text; posts `progress`
+   * as it goes. Then the log plays in place of the loaded run. `cancelLog` stops
+   * the read; on any failure the loaded run stays.
+   */
+  async openLog(file: Blob, preset: string, name: string, progress?: (progress: LogProgress) => void): Promise<LogOpenResult> {
+    const generation = ++logGeneration;
+    await ensureWasm();
+    const total = file.size;
+    let read = 0;
+    const gzip = isGzip(new Uint8Array(await file.slice(0, 2).arrayBuffer()));
+    const counted = file.stream().pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    const bytes = gzip ? counted.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>) : counted;
+    const chunks = bytes.getReader();
+    const reader = new LogReader();
+    let lastPost = 0;
+    try {
+      for (;;) {
+        const { done, value } = await chunks.read();
+        if (generation !== logGeneration) {
+          await chunks.cancel();
+          reader.free();
+          return { ok: false, cancelled: true };
+        }
+        if (done) break;
+        reader.feed(value);
+        const now = performance.now();
+        if (progress && now - lastPost >= PROGRESS_EVERY_MS) {
+          lastPost = now;
+          progress({ read, total });
+        }
+      }
+    } catch (error) {
+      reader.free();
+      const why = error instanceof Error ? error.message : String(error);
+      return { ok: false, message: gzip ? `${name} is not a whole gzip file (${why}); what came before the break was not played` : `${name} could not be read: ${why}` };
+    }
+    progress?.({ read: total, total });
+    let next: LogHandle;
+    try {
+      next = new LogHandle(reader, preset, name);
+    } catch (error) {
+      return { ok: false, message: typeof error === 'string' ? error : String(error) };
+    }
+    const replay = JSON.parse(next.replay_json()) as ReplayResult;
+    const loaded = { ...swapIn(next), log: { name } };
+    return Comlink.transfer({ ok: true, loaded, frame: frameOf(next), replay }, []);
+  },
+
+  /** Stops a log being read by `openLog` (it answers `cancelled`). */
+  cancelLog(): void {
+    logGeneration += 1;
   },
 
   /**

@@ -4,8 +4,9 @@
  * Playback runs on animation frames with at most one engine request in flight,
  * so a slow frame never piles up work.
  */
+import * as Comlink from 'comlink';
 import type { EngineClient } from '../engine/client';
-import type { Frame, LoadedScenario, LoadResult, LogFilter, ScenarioProblem, TraceLine } from '../engine/protocol';
+import type { Frame, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
@@ -106,6 +107,15 @@ export interface Controller {
   updatePolicy(update: (current: PolicyOverrides) => PolicyOverrides): Promise<boolean>;
   /** Starts the current run again from time 0, with its policy settings. */
   restart(): Promise<boolean>;
+  /**
+   * Reads a real machine's log (a file, or pasted text as a Blob) in the engine
+   * worker, telling `progress` as it goes, and plays it in place of the loaded
+   * run, in every view: time 0 is its first event. On failure or cancel the
+   * loaded run stays as it was.
+   */
+  openLog(file: Blob, preset: string, name: string, progress?: (progress: LogProgress) => void): Promise<LogOpenResult>;
+  /** Stops the log being read by `openLog`. */
+  cancelLog(): Promise<void>;
   /**
    * Moves the playhead to `timeNs` (paused): on by running, back by running the
    * same scenario and seed again from 0 to there; the run is deterministic, so
@@ -339,7 +349,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
       inspectGeneration += 1;
       const before = store.get();
       // The run to keep when this one does not load (the engine keeps it too).
-      const previous = before.status === 'ready' && before.loaded && before.fileText !== '' ? { id: before.scenarioId, view: before.timelineView } : undefined;
+      const previous =
+        before.status === 'ready' && before.loaded && (before.fileText !== '' || before.loaded.log) ? { id: before.scenarioId, view: before.timelineView } : undefined;
       store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION, timelineView: FOLLOW_VIEW });
       return engineCall(async () => {
         const result = await engine.load(runText(text, overrides) ?? text, id);
@@ -353,6 +364,19 @@ export function createController(store: AppStore, engine: EngineClient): Control
         store.set({ fileText: text, policyOverrides: overrides, policyProblems: [] });
         return true;
       });
+    },
+    async openLog(file, preset, name, progress) {
+      controller.pause();
+      const result = await engineCall<LogOpenResult>(() => engine.openLog(file, preset, name, progress ? Comlink.proxy(progress) : undefined) as Promise<LogOpenResult>);
+      if (!result.ok) return result;
+      inspectGeneration += 1;
+      startRun(result);
+      // Nothing to re-run or edit: the editor keeps its text, the policy panel has no file.
+      store.set({ scenarioId: 'log', fileText: '', policyOverrides: NO_OVERRIDES, policyProblems: [], problems: [], timelineView: FOLLOW_VIEW });
+      return result;
+    },
+    async cancelLog() {
+      await engine.cancelLog();
     },
     async seek(playhead) {
       controller.pause();
@@ -458,6 +482,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     async restart() {
       const state = store.get();
+      // A log starts again from its first snapshot, taken at time 0.
+      if (state.loaded?.log && state.status === 'ready') return restoreBefore(0);
       if (state.fileText === '' || state.status !== 'ready') return controller.load(state.scenarioId, state.scenarioText);
       return queueRerun((current) => current, false);
     },

@@ -2,7 +2,7 @@
 //! by event per CPU: who runs, who waits, how long a woken task waited to run, where
 //! tasks moved and how busy each CPU was.
 
-use super::parse::{EventData, EventKind, ParsedTrace};
+use super::parse::{Event, EventData, EventKind, ParsedTrace};
 use crate::metrics::{LatencyPercentiles, Metrics, MigrationCounts};
 use crate::topology::{CpuId, MachineShape, Numbering, Topology};
 use std::collections::{BTreeSet, HashMap};
@@ -109,15 +109,15 @@ struct TaskState {
 }
 
 #[derive(Clone, Debug, Default)]
-struct CpuState {
+pub(crate) struct CpuState {
     /// The first time anything touched this CPU, and the first event line on it.
     touched_at: Option<u64>,
     first_line_at: Option<u64>,
     /// `Some((pid, since))` once known; pid 0 is idle.
-    current: Option<(u32, u64)>,
-    busy_ns: u64,
+    pub(crate) current: Option<(u32, u64)>,
+    pub(crate) busy_ns: u64,
     switches: u64,
-    waiting: u32,
+    pub(crate) waiting: u32,
     max_waiting: u32,
     waiting_since: u64,
     waiting_integral: u128,
@@ -141,14 +141,28 @@ impl CpuState {
     }
 }
 
-struct Replayer {
-    cpus: Vec<CpuState>,
+/// What a step of the replay changed, for a front end that plays the log (the
+/// [`super::player::LogPlayer`]); [`replay`] passes `()`, which ignores it all.
+pub(crate) trait ReplayHooks {
+    /// `pid` started waiting on `cpu` (`added`) or stopped waiting there; `waiting`
+    /// is the CPU's count after the change. `ts` is the trace's clock.
+    fn queue_changed(&mut self, _ts: u64, _cpu: u32, _pid: u32, _added: bool, _waiting: u32) {}
+    /// A migration as the replay counts it (a `sched_migrate_task`, or a switch-in
+    /// on another CPU than the task last ran on when the log has none).
+    fn moved(&mut self, _ts: u64, _pid: u32, _from: u32, _to: u32) {}
+}
+
+impl ReplayHooks for () {}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Replayer {
+    pub(crate) cpus: Vec<CpuState>,
     tasks: HashMap<u32, TaskState>,
-    latency: Metrics,
-    wakeups: u64,
+    pub(crate) latency: Metrics,
+    pub(crate) wakeups: u64,
     wakeups_of_runnable: u64,
-    switches: u64,
-    migrations: MigrationCounts,
+    pub(crate) switches: u64,
+    pub(crate) migrations: MigrationCounts,
     unclassified: u64,
     inconsistencies: u64,
     inconsistent_lines: Vec<u64>,
@@ -163,31 +177,43 @@ impl Replayer {
         &mut self.cpus[idx]
     }
 
-    fn enqueue(&mut self, ts: u64, pid: u32, cpu: u32) {
+    fn enqueue(&mut self, ts: u64, pid: u32, cpu: u32, hooks: &mut dyn ReplayHooks) {
         let previous = self.tasks.entry(pid).or_default().queued_on;
         if previous == Some(cpu) {
             return;
         }
         if let Some(old) = previous {
-            self.dequeue(ts, pid, old);
+            self.dequeue(ts, pid, old, hooks);
         }
         self.tasks.entry(pid).or_default().queued_on = Some(cpu);
         let state = self.cpu(cpu);
         let waiting = state.waiting + 1;
         state.set_waiting(ts, waiting);
+        hooks.queue_changed(ts, cpu, pid, true, waiting);
     }
 
-    fn dequeue(&mut self, ts: u64, pid: u32, cpu: u32) {
+    fn dequeue(&mut self, ts: u64, pid: u32, cpu: u32, hooks: &mut dyn ReplayHooks) {
         self.tasks.entry(pid).or_default().queued_on = None;
         let state = self.cpu(cpu);
         let waiting = state.waiting.saturating_sub(1);
         state.set_waiting(ts, waiting);
+        hooks.queue_changed(ts, cpu, pid, false, waiting);
     }
 
-    fn count_migration(&mut self, topology: &Topology, from: u32, to: u32) {
+    #[allow(clippy::too_many_arguments)]
+    fn count_migration(
+        &mut self,
+        topology: &Topology,
+        ts: u64,
+        pid: u32,
+        from: u32,
+        to: u32,
+        hooks: &mut dyn ReplayHooks,
+    ) {
         if from == to {
             return;
         }
+        hooks.moved(ts, pid, from, to);
         let n = topology.n_cpus() as u32;
         if from < n && to < n {
             self.migrations
@@ -218,28 +244,46 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
     } else {
         MigrationSource::Inferred
     };
-    let mut replayer = Replayer {
-        cpus: Vec::new(),
-        tasks: HashMap::new(),
-        latency: Metrics::new(0, 0),
-        wakeups: 0,
-        wakeups_of_runnable: 0,
-        switches: 0,
-        migrations: MigrationCounts::default(),
-        unclassified: 0,
-        inconsistencies: 0,
-        inconsistent_lines: Vec::new(),
-    };
+    let mut replayer = Replayer::new();
     let first = parsed.events.first().map(|event| event.ts_ns).unwrap_or(0);
     let first = parsed.report.min_ts_ns.map_or(first, |min| min.min(first));
     let end = parsed.events.last().map(|event| event.ts_ns).unwrap_or(0);
     let end = parsed.report.max_ts_ns.map_or(end, |max| max.max(end));
 
     for event in &parsed.events {
+        replayer.apply(event, topology, source, &mut ());
+    }
+    replayer.finish(first, end, topology, source)
+}
+
+impl Replayer {
+    pub(crate) fn new() -> Replayer {
+        Replayer {
+            cpus: Vec::new(),
+            tasks: HashMap::new(),
+            latency: Metrics::new(0, 0),
+            wakeups: 0,
+            wakeups_of_runnable: 0,
+            switches: 0,
+            migrations: MigrationCounts::default(),
+            unclassified: 0,
+            inconsistencies: 0,
+            inconsistent_lines: Vec::new(),
+        }
+    }
+
+    /// Applies one event (events come in time order).
+    pub(crate) fn apply(
+        &mut self,
+        event: &Event,
+        topology: &Topology,
+        source: MigrationSource,
+        hooks: &mut dyn ReplayHooks,
+    ) {
         let ts = event.ts_ns;
         let cpu = event.cpu;
         let learned_current = {
-            let state = replayer.cpu(cpu);
+            let state = self.cpu(cpu);
             state.touch(ts);
             state.first_line_at.get_or_insert(ts);
             // Until a switch says otherwise, the line's header names who runs here.
@@ -250,7 +294,7 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
             unknown
         };
         if learned_current && event.ctx_pid != 0 {
-            let task = replayer.tasks.entry(event.ctx_pid).or_default();
+            let task = self.tasks.entry(event.ctx_pid).or_default();
             if task.running_on.is_none() && task.queued_on.is_none() {
                 task.running_on = Some(cpu);
                 task.last_ran_on.get_or_insert(cpu);
@@ -265,17 +309,17 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
                 ..
             } => {
                 if *kind == EventKind::SchedWaking || *success == Some(false) || *pid == 0 {
-                    continue;
+                    return;
                 }
                 let target = target_cpu.unwrap_or(cpu);
-                let task = replayer.tasks.entry(*pid).or_default();
+                let task = self.tasks.entry(*pid).or_default();
                 if task.running_on.is_some() || task.queued_on.is_some() {
-                    replayer.wakeups_of_runnable += 1;
-                    continue;
+                    self.wakeups_of_runnable += 1;
+                    return;
                 }
                 task.woken_at = Some(ts);
-                replayer.wakeups += 1;
-                replayer.enqueue(ts, *pid, target);
+                self.wakeups += 1;
+                self.enqueue(ts, *pid, target, hooks);
             }
             EventData::MigrateTask {
                 pid,
@@ -284,12 +328,12 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
                 ..
             } => {
                 if source == MigrationSource::MigrateEvents {
-                    replayer.count_migration(topology, *orig_cpu, *dest_cpu);
+                    self.count_migration(topology, ts, *pid, *orig_cpu, *dest_cpu, hooks);
                 }
-                let task = replayer.tasks.entry(*pid).or_default();
+                let task = self.tasks.entry(*pid).or_default();
                 task.last_ran_on = Some(*dest_cpu);
                 if task.queued_on.is_some() {
-                    replayer.enqueue(ts, *pid, *dest_cpu);
+                    self.enqueue(ts, *pid, *dest_cpu, hooks);
                 }
             }
             EventData::Switch {
@@ -298,20 +342,20 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
                 next_pid,
                 ..
             } => {
-                replayer.switches += 1;
-                let state = replayer.cpu(cpu);
+                self.switches += 1;
+                let state = self.cpu(cpu);
                 state.switches += 1;
                 if let Some((current, since)) = state.current {
                     if current != 0 {
                         state.busy_ns += ts.saturating_sub(since);
                     }
                     if current != *prev_pid {
-                        replayer.inconsistencies += 1;
-                        if replayer.inconsistent_lines.len() < 5 {
-                            replayer.inconsistent_lines.push(event.line);
+                        self.inconsistencies += 1;
+                        if self.inconsistent_lines.len() < 5 {
+                            self.inconsistent_lines.push(event.line);
                         }
                         if current != 0 {
-                            let task = replayer.tasks.entry(current).or_default();
+                            let task = self.tasks.entry(current).or_default();
                             if task.running_on == Some(cpu) {
                                 task.running_on = None;
                             }
@@ -319,22 +363,22 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
                     }
                 }
                 if *prev_pid != 0 {
-                    let task = replayer.tasks.entry(*prev_pid).or_default();
+                    let task = self.tasks.entry(*prev_pid).or_default();
                     task.running_on = None;
                     task.last_ran_on = Some(cpu);
                     if prev_state.is_runnable() {
-                        replayer.enqueue(ts, *prev_pid, cpu);
+                        self.enqueue(ts, *prev_pid, cpu, hooks);
                     }
                 }
                 if *next_pid != 0 {
-                    let task = *replayer.tasks.entry(*next_pid).or_default();
+                    let task = *self.tasks.entry(*next_pid).or_default();
                     if let Some(queued) = task.queued_on {
-                        replayer.dequeue(ts, *next_pid, queued);
+                        self.dequeue(ts, *next_pid, queued, hooks);
                     }
                     if let Some(other) = task.running_on {
                         if other != cpu {
                             // Its switch-out on the other CPU was lost.
-                            let other_state = replayer.cpu(other);
+                            let other_state = self.cpu(other);
                             if let Some((pid, since)) = other_state.current {
                                 if pid == *next_pid {
                                     other_state.busy_ns += ts.saturating_sub(since);
@@ -344,91 +388,99 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
                         }
                     }
                     if let Some(woken) = task.woken_at {
-                        replayer
-                            .latency
-                            .record_latency(ts.saturating_sub(woken).max(1));
+                        self.latency.record_latency(ts.saturating_sub(woken).max(1));
                     }
                     if source == MigrationSource::Inferred {
                         if let Some(last) = task.last_ran_on {
-                            replayer.count_migration(topology, last, cpu);
+                            self.count_migration(topology, ts, *next_pid, last, cpu, hooks);
                         }
                     }
-                    let task = replayer.tasks.entry(*next_pid).or_default();
+                    let task = self.tasks.entry(*next_pid).or_default();
                     task.woken_at = None;
                     task.running_on = Some(cpu);
                     task.last_ran_on = Some(cpu);
                 }
-                replayer.cpu(cpu).current = Some((*next_pid, ts));
+                self.cpu(cpu).current = Some((*next_pid, ts));
             }
             EventData::ProcessExit { pid, .. } => {
-                let task = *replayer.tasks.entry(*pid).or_default();
+                let task = *self.tasks.entry(*pid).or_default();
                 if let Some(queued) = task.queued_on {
-                    replayer.dequeue(ts, *pid, queued);
+                    self.dequeue(ts, *pid, queued, hooks);
                 }
-                replayer.tasks.entry(*pid).or_default().woken_at = None;
+                self.tasks.entry(*pid).or_default().woken_at = None;
             }
             EventData::ProcessFork { .. } | EventData::ProcessExec { .. } => {}
         }
     }
 
-    let unmatched_wakeups = replayer
-        .tasks
-        .values()
-        .filter(|task| task.woken_at.is_some())
-        .count() as u64;
-    let mut cpus = Vec::new();
-    let mut busy_total = 0u64;
-    let mut window_total = 0u64;
-    for (idx, state) in replayer.cpus.iter_mut().enumerate() {
-        let Some(touched) = state.touched_at else {
-            continue;
-        };
-        if let Some((pid, since)) = state.current {
-            if pid != 0 {
-                state.busy_ns += end.saturating_sub(since);
+    /// The metrics at `end`, the trace's last event time (`first` its first).
+    fn finish(
+        mut self,
+        first: u64,
+        end: u64,
+        topology: &Topology,
+        source: MigrationSource,
+    ) -> ReplayMetrics {
+        let replayer = &mut self;
+        let unmatched_wakeups = replayer
+            .tasks
+            .values()
+            .filter(|task| task.woken_at.is_some())
+            .count() as u64;
+        let mut cpus = Vec::new();
+        let mut busy_total = 0u64;
+        let mut window_total = 0u64;
+        for (idx, state) in replayer.cpus.iter_mut().enumerate() {
+            let Some(touched) = state.touched_at else {
+                continue;
+            };
+            if let Some((pid, since)) = state.current {
+                if pid != 0 {
+                    state.busy_ns += end.saturating_sub(since);
+                }
             }
+            let waiting = state.waiting;
+            state.set_waiting(end.max(touched), waiting);
+            let window_ns = state
+                .first_line_at
+                .map(|at| end.saturating_sub(at))
+                .unwrap_or(0);
+            let busy_ns = state.busy_ns.min(window_ns);
+            let waiting_window = end.saturating_sub(touched);
+            busy_total += busy_ns;
+            window_total += window_ns;
+            cpus.push(CpuReplay {
+                cpu: idx as u32,
+                window_ns,
+                busy_ns,
+                utilization: ratio(busy_ns, window_ns),
+                switches: state.switches,
+                max_waiting: state.max_waiting,
+                mean_waiting: if waiting_window == 0 {
+                    0.0
+                } else {
+                    state.waiting_integral as f64 / waiting_window as f64
+                },
+            });
         }
-        let waiting = state.waiting;
-        state.set_waiting(end.max(touched), waiting);
-        let window_ns = state
-            .first_line_at
-            .map(|at| end.saturating_sub(at))
-            .unwrap_or(0);
-        let busy_ns = state.busy_ns.min(window_ns);
-        let waiting_window = end.saturating_sub(touched);
-        busy_total += busy_ns;
-        window_total += window_ns;
-        cpus.push(CpuReplay {
-            cpu: idx as u32,
-            window_ns,
-            busy_ns,
-            utilization: ratio(busy_ns, window_ns),
-            switches: state.switches,
-            max_waiting: state.max_waiting,
-            mean_waiting: if waiting_window == 0 {
-                0.0
-            } else {
-                state.waiting_integral as f64 / waiting_window as f64
+        ReplayMetrics {
+            span_ns: end - first,
+            wakeups: replayer.wakeups,
+            wakeup_latency_us: replayer.latency.latency_percentiles(),
+            unmatched_wakeups,
+            wakeups_of_runnable: replayer.wakeups_of_runnable,
+            switches: replayer.switches,
+            migrations: ReplayMigrations {
+                counts: replayer.migrations.clone(),
+                unclassified: replayer.unclassified,
+                source,
             },
-        });
-    }
-    ReplayMetrics {
-        span_ns: end - first,
-        wakeups: replayer.wakeups,
-        wakeup_latency_us: replayer.latency.latency_percentiles(),
-        unmatched_wakeups,
-        wakeups_of_runnable: replayer.wakeups_of_runnable,
-        switches: replayer.switches,
-        migrations: ReplayMigrations {
-            counts: replayer.migrations,
-            unclassified: replayer.unclassified,
-            source,
-        },
-        cpus,
-        utilization: ratio(busy_total, window_total),
-        inconsistencies: replayer.inconsistencies,
-        inconsistent_lines: replayer.inconsistent_lines,
-        topology_name: topology.shape.name.clone(),
+            cpus,
+            utilization: ratio(busy_total, window_total),
+            inconsistencies: replayer.inconsistencies,
+            inconsistent_lines: std::mem::take(&mut replayer.inconsistent_lines),
+            topology_name: topology.shape.name.clone(),
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod metrics;
 pub mod parse;
+pub mod player;
 pub mod workload;
 
 pub use metrics::{
@@ -16,4 +17,5 @@ pub use parse::{
     parse, Event, EventData, EventKind, ParseReport, ParsedTrace, Parser, PrevState, SkipCount,
     SkipReason, Warning, MAX_LINE_BYTES,
 };
+pub use player::{LogMove, LogPlayer, LogSnapshot};
 pub use workload::{derive_workload, DerivedWorkload};
