@@ -136,7 +136,7 @@ pub fn spread_json(runs: &str) -> Result<String, JsValue> {
 pub fn replay_log(text: &str, preset: &str, source: &str) -> Result<String, JsValue> {
     let machine = preset_machine(preset)?;
     let parsed = sched_core::replay::parse(text);
-    Ok(replay_value(&parsed, machine.as_ref(), preset, source).to_string())
+    Ok(replay_value(&parsed, machine.as_ref(), preset, source, true).to_string())
 }
 
 /// The `preset` machine, or `None` for an empty name; a message for an unknown one.
@@ -149,24 +149,25 @@ fn preset_machine(preset: &str) -> Result<Option<sched_core::topology::Topology>
         .map_err(|message| JsValue::from_str(&format!("topology: {message}")))
 }
 
-/// What `replay_log` answers for a parsed log.
+/// What `replay_log` answers for a parsed log; `"scenario"` is null without
+/// `with_scenario` (a large log's what-if scenario is large: `LogHandle` makes it
+/// only when asked, with `what_if_json`).
 fn replay_value(
     parsed: &sched_core::replay::ParsedTrace,
     machine: Option<&sched_core::topology::Topology>,
     preset: &str,
     source: &str,
+    with_scenario: bool,
 ) -> serde_json::Value {
     use sched_core::replay::{derive_workload, replay};
     let metrics = replay(parsed, machine);
     let report = sched_scenario::replay::report_json(&parsed.report, &metrics);
     let derived = derive_workload(parsed);
-    let scenario = if derived.tasks.tasks.is_empty() {
+    let scenario = if derived.tasks.tasks.is_empty() || !with_scenario {
         serde_json::Value::Null
     } else {
-        let preset = (!preset.is_empty()).then_some(preset);
-        let scenario =
-            sched_scenario::replay::what_if_scenario(&derived, &metrics, preset, 1, source);
-        serde_json::to_value(&scenario).expect("a scenario serialises")
+        serde_json::to_value(what_if(&derived, &metrics, preset, source))
+            .expect("a scenario serialises")
     };
     json!({
         "report": report,
@@ -177,6 +178,17 @@ fn replay_value(
             "timer_wakeups": derived.timer_wakeups,
         },
     })
+}
+
+/// The what-if scenario of a derived workload, on `preset` (empty: the flat machine).
+fn what_if(
+    derived: &sched_core::replay::DerivedWorkload,
+    metrics: &sched_core::replay::ReplayMetrics,
+    preset: &str,
+    source: &str,
+) -> sched_core::Scenario {
+    let preset = (!preset.is_empty()).then_some(preset);
+    sched_scenario::replay::what_if_scenario(derived, metrics, preset, 1, source)
 }
 
 /// The machine's layout: shape and, per CPU, its core, LLC, node and socket.

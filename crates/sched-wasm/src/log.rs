@@ -49,6 +49,7 @@ impl LogReader {
 pub struct LogHandle {
     player: LogPlayer,
     source: String,
+    preset: String,
     /// What `replay_log` answers for the log (report, what-if scenario, derived counts).
     replay_json: String,
     running_pid: Vec<u32>,
@@ -65,23 +66,36 @@ impl LogHandle {
         let machine = crate::preset_machine(preset)?;
         let parsed = reader.parser.finish();
         let replay_json =
-            crate::replay_value(&parsed, machine.as_ref(), preset, source).to_string();
+            crate::replay_value(&parsed, machine.as_ref(), preset, source, false).to_string();
         let player =
             LogPlayer::new(parsed, machine).map_err(|message| JsValue::from_str(&message))?;
         let n_cpus = player.topology.n_cpus();
         Ok(LogHandle {
             player,
             source: source.to_string(),
+            preset: preset.to_string(),
             replay_json,
             running_pid: vec![0; n_cpus],
             snapshots: Vec::new(),
         })
     }
 
-    /// The parse report and what the log says, with its what-if scenario: the JSON
-    /// `replay_log` gives.
+    /// The parse report and what the log says, and its derived workload's counts:
+    /// the JSON `replay_log` gives, with `"scenario": null` (see `what_if_json`).
     pub fn replay_json(&self) -> String {
         self.replay_json.clone()
+    }
+
+    /// The what-if scenario the log's workload becomes (`replay --resimulate`), as
+    /// indented JSON text: made on demand, as it holds a step for every run and
+    /// wakeup of the log (for a log of a million events, hundreds of megabytes).
+    pub fn what_if_json(&self) -> String {
+        use sched_core::replay::{derive_workload, replay};
+        let parsed = self.player.parsed();
+        let metrics = replay(parsed, Some(&self.player.topology));
+        let derived = derive_workload(parsed);
+        let scenario = crate::what_if(&derived, &metrics, &self.preset, &self.source);
+        serde_json::to_string_pretty(&scenario).expect("a scenario serialises")
     }
 
     pub fn step(&mut self) -> bool {

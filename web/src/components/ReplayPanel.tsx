@@ -1,7 +1,7 @@
 import { useMemo, useState, type DragEvent } from 'react';
 import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
-import type { LogProgress } from '../engine/protocol';
+import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
 import { logVersusSimulation, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
@@ -14,7 +14,7 @@ type Status =
   | { readonly kind: 'reading'; readonly name: string; readonly progress: LogProgress }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'cancelled'; readonly name: string }
-  | { readonly kind: 'done'; readonly result: ReplayResult; readonly source: string };
+  | { readonly kind: 'done'; readonly result: ReplayResult; readonly source: string; readonly reading: LogReading };
 
 function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -39,6 +39,8 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
   const [preset, setPreset] = useState('');
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
   const [against, setAgainst] = useState<JsonValue | undefined>();
+  /** The replayed log's what-if scenario text, once Re-simulate has asked for it. */
+  const [whatIf, setWhatIf] = useState<string | undefined>();
   /** The scenario text Re-simulate loaded: the log is set against the run only while it is that one. */
   const [loadedText, setLoadedText] = useState<string | undefined>();
   const appStatus = useAppState(store, (s) => s.status);
@@ -56,10 +58,11 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
     const blob = file ?? new Blob([text], { type: 'text/plain' });
     setStatus({ kind: 'reading', name, progress: { read: 0, total: blob.size } });
     setAgainst(undefined);
+    setWhatIf(undefined);
     const outcome = await controller.openLog(blob, preset, name, (progress) =>
       setStatus((now) => (now.kind === 'reading' && now.name === name ? { ...now, progress } : now)),
     );
-    if (outcome.ok) setStatus({ kind: 'done', result: outcome.replay, source: name });
+    if (outcome.ok) setStatus({ kind: 'done', result: outcome.replay, source: name, reading: outcome.reading });
     else if ('cancelled' in outcome) setStatus({ kind: 'cancelled', name });
     else setStatus({ kind: 'failed', message: outcome.message });
   };
@@ -76,8 +79,14 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
     choose(dropped);
   };
 
-  const resimulate = async (result: ReplayResult) => {
-    const scenario = JSON.stringify(result.scenario, null, 2);
+  const resimulate = async () => {
+    // Made once, when first asked for (large for a large log), and kept for the next time.
+    const scenario = whatIf ?? (await controller.logWhatIf());
+    if (scenario === undefined) {
+      setStatus({ kind: 'failed', message: 'The log is no longer loaded: press Replay again, then Re-simulate.' });
+      return;
+    }
+    setWhatIf(scenario);
     setAgainst(undefined);
     if (await controller.load('custom', scenario)) setLoadedText(scenario);
   };
@@ -172,11 +181,16 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
               <strong>{status.source}</strong> is loaded in the machine, the timeline and the event log: press Play (time 0 is its first event).
             </p>
           )}
+          <p className="muted" data-testid="replay-reading">
+            Read {formatBytes(status.reading.bytes)} in {(status.reading.readMs / 1000).toFixed(2)} s (
+            {(status.reading.bytes / 1e6 / Math.max(status.reading.readMs / 1000, 1e-6)).toFixed(0)} MB/s), ready to play in{' '}
+            {(status.reading.totalMs / 1000).toFixed(2)} s; the engine holds {formatBytes(status.reading.wasmBytes)}.
+          </p>
           <ReplayReportView
             result={status.result}
             canResimulate={appStatus !== 'loading'}
             running={running}
-            onResimulate={() => void resimulate(status.result)}
+            onResimulate={() => void resimulate()}
             onCompare={() => void compareWithRun()}
             against={against}
           />
@@ -257,7 +271,7 @@ function ReplayReportView({
         <dt>utilisation</dt>
         <dd>{(report.utilization * 100).toFixed(1)} %</dd>
       </dl>
-      {result.scenario === null ? (
+      {result.derived.tasks === 0 ? (
         <p className="muted">The log shows no task running: there is no workload to re-simulate.</p>
       ) : (
         <div className="replay-whatif">

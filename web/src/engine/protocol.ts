@@ -155,12 +155,20 @@ export interface LogProgress {
   readonly total: number;
 }
 
+/** How a log was read: its text's bytes (decompressed), the wall time of the streamed read and parse, of the whole open, and the worker's wasm memory after. */
+export interface LogReading {
+  readonly bytes: number;
+  readonly readMs: number;
+  readonly totalMs: number;
+  readonly wasmBytes: number;
+}
+
 /**
  * Opening a log (`Engine.openLog`): it plays, with what `replay_log` says of it; or
  * why not (the run that was loaded stays); or it was cancelled.
  */
 export type LogOpenResult =
-  | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame; readonly replay: ReplayResult }
+  | { readonly ok: true; readonly loaded: LoadedScenario; readonly frame: Frame; readonly replay: ReplayResult; readonly reading: LogReading }
   | { readonly ok: false; readonly message: string }
   | { readonly ok: false; readonly cancelled: true };
 

@@ -14,6 +14,7 @@ import type {
   LoadedScenario,
   LogOpenResult,
   LogProgress,
+  LogReading,
   LockStatRow,
   LogFilter,
   Machine,
@@ -40,7 +41,7 @@ const MAX_TRACE_PER_FRAME = 200;
 /** Events between two looks at the clock while advancing (a few hundred microseconds of work). */
 const ADVANCE_CHUNK_EVENTS = 2_000;
 
-let ready: Promise<unknown> | undefined;
+let ready: Promise<{ memory: WebAssembly.Memory }> | undefined;
 let handle: Source | undefined;
 /** Bumped by every `openLog` and `cancelLog`: a read that sees another value stops. */
 let logGeneration = 0;
@@ -125,7 +126,7 @@ function swapIn(next: Source): LoadedScenario {
   };
 }
 
-function ensureWasm(): Promise<unknown> {
+function ensureWasm(): Promise<{ memory: WebAssembly.Memory }> {
   ready ??= init({ module_or_path: wasmUrl });
   return ready;
 }
@@ -234,7 +235,8 @@ const engine = {
    */
   async openLog(file: Blob, preset: string, name: string, progress?: (progress: LogProgress) => void): Promise<LogOpenResult> {
     const generation = ++logGeneration;
-    await ensureWasm();
+    const started = performance.now();
+    const wasm = await ensureWasm();
     const total = file.size;
     let read = 0;
     const gzip = isGzip(new Uint8Array(await file.slice(0, 2).arrayBuffer()));
@@ -272,6 +274,8 @@ const engine = {
       return { ok: false, message: gzip ? `${name} is not a whole gzip file (${why}); what came before the break was not played` : `${name} could not be read: ${why}` };
     }
     progress?.({ read: total, total });
+    const readMs = performance.now() - started;
+    const textBytes = reader.bytes();
     let next: LogHandle;
     try {
       next = new LogHandle(reader, preset, name);
@@ -280,7 +284,18 @@ const engine = {
     }
     const replay = JSON.parse(next.replay_json()) as ReplayResult;
     const loaded = { ...swapIn(next), log: { name } };
-    return Comlink.transfer({ ok: true, loaded, frame: frameOf(next), replay }, []);
+    const frame = frameOf(next);
+    const reading: LogReading = { bytes: textBytes, readMs, totalMs: performance.now() - started, wasmBytes: wasm.memory.buffer.byteLength };
+    return Comlink.transfer({ ok: true, loaded, frame, replay, reading }, []);
+  },
+
+  /**
+   * The playing log's what-if scenario as indented JSON text (made on demand: it
+   * holds a step for every run and wakeup of the log); undefined when what plays is
+   * not a log.
+   */
+  logWhatIf(): string | undefined {
+    return handle instanceof LogHandle ? handle.what_if_json() : undefined;
   },
 
   /** Stops a log being read by `openLog` (it answers `cancelled`). */

@@ -116,6 +116,8 @@ export interface Controller {
   openLog(file: Blob, preset: string, name: string, progress?: (progress: LogProgress) => void): Promise<LogOpenResult>;
   /** Stops the log being read by `openLog`. */
   cancelLog(): Promise<void>;
+  /** The playing log's what-if scenario (JSON text), made on demand; undefined when no log plays. */
+  logWhatIf(): Promise<string | undefined>;
   /**
    * Moves the playhead to `timeNs` (paused): on by running, back by running the
    * same scenario and seed again from 0 to there; the run is deterministic, so
@@ -377,6 +379,9 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     async cancelLog() {
       await engine.cancelLog();
+    },
+    async logWhatIf() {
+      return engineCall(() => engine.logWhatIf());
     },
     async seek(playhead) {
       controller.pause();

@@ -36,7 +36,10 @@ export interface ReplayReport {
 
 export interface ReplayResult {
   readonly report: ReplayReport;
-  /** The what-if scenario, or null when the log shows no task running. */
+  /**
+   * The what-if scenario, or null: when the log shows no task running, and always
+   * from a played log, which makes it on demand (`Controller.logWhatIf`).
+   */
   readonly scenario: JsonValue;
   readonly derived: { readonly tasks: number; readonly task_wakeups: number; readonly timer_wakeups: number };
 }

@@ -116,7 +116,8 @@ impl LogSnapshot {
 
 /// A parsed log, played forward event by event.
 pub struct LogPlayer {
-    events: Vec<Event>,
+    /// The log, kept whole: its events play, and the what-if derivation reads it again on demand.
+    parsed: ParsedTrace,
     pub topology: Topology,
     source: MigrationSource,
     /// The log's first timestamp: time 0 of the player.
@@ -185,7 +186,7 @@ impl LogPlayer {
             }
         }
         Ok(LogPlayer {
-            events: parsed.events,
+            parsed,
             source,
             origin,
             end: SimTime(last.saturating_sub(origin)),
@@ -203,6 +204,11 @@ impl LogPlayer {
         })
     }
 
+    /// The log as parsed: its events in time order and its report.
+    pub fn parsed(&self) -> &ParsedTrace {
+        &self.parsed
+    }
+
     pub fn now(&self) -> SimTime {
         self.now
     }
@@ -218,20 +224,20 @@ impl LogPlayer {
     }
 
     pub fn events_total(&self) -> u64 {
-        self.events.len() as u64
+        self.parsed.events.len() as u64
     }
 
     pub fn is_finished(&self) -> bool {
-        self.next >= self.events.len() && self.now >= self.end
+        self.next >= self.parsed.events.len() && self.now >= self.end
     }
 
     fn time_of(&self, idx: usize) -> SimTime {
-        SimTime(self.events[idx].ts_ns.saturating_sub(self.origin))
+        SimTime(self.parsed.events[idx].ts_ns.saturating_sub(self.origin))
     }
 
     /// Applies the next event; false when there is none.
     pub fn step(&mut self) -> bool {
-        let Some(event) = self.events.get(self.next) else {
+        let Some(event) = self.parsed.events.get(self.next) else {
             return false;
         };
         let time = SimTime(event.ts_ns.saturating_sub(self.origin));
@@ -261,7 +267,7 @@ impl LogPlayer {
     pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> bool {
         let until = until.min(self.end);
         let mut done = 0;
-        while self.next < self.events.len() && self.time_of(self.next) <= until {
+        while self.next < self.parsed.events.len() && self.time_of(self.next) <= until {
             if done == max_events {
                 return false;
             }
@@ -278,7 +284,7 @@ impl LogPlayer {
         while done < max_events && self.step() {
             done += 1;
         }
-        if self.next >= self.events.len() {
+        if self.next >= self.parsed.events.len() {
             self.now = self.end;
         }
         done

@@ -1,0 +1,40 @@
+// Reading a log in the browser: the built app in headless Chromium (Debian's)
+// opens FILE in its Replay panel, three times in one page (the first cold, then
+// warm), and prints the panel's own figures: the text's size, the streamed read
+// and parse (MB/s), the whole open (report, what-if scenario, player) and the
+// engine worker's wasm memory after the first open.
+// Usage: node scripts/parse-bench.mjs FILE   (run by `npm run bench` after a build)
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PORT = 4392;
+const file = process.argv[2];
+if (!file) {
+  console.error('usage: node scripts/parse-bench.mjs FILE');
+  process.exit(2);
+}
+
+const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await page.goto(`http://127.0.0.1:${PORT}/`);
+  await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
+  const replay = page.getByRole('region', { name: 'Replay' });
+  for (let run = 1; run <= 3; run += 1) {
+    await replay.getByLabel('Open a log file').setInputFiles(file);
+    await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+    const reading = replay.getByTestId('replay-reading');
+    await reading.waitFor({ timeout: 600_000 });
+    const text = (await reading.textContent()) ?? '';
+    console.log(`browser replay, run ${run}${run === 1 ? ' (cold)' : ' (warm)'}: ${text.replace(/\s+/g, ' ').trim()}`);
+    // The next run starts from an empty panel state.
+    await replay.getByRole('textbox', { name: 'Paste ftrace log' }).fill('');
+  }
+} finally {
+  await browser.close();
+  server.kill();
+}
