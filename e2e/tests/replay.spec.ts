@@ -94,6 +94,32 @@ test('a simulation exported as ftrace text replays to the same schedule', async 
   expect(await cpuPids(page)).toEqual(simulated);
 });
 
+test('compare mode sets the log, as A, beside the simulation of its workload, as B', async ({ page }) => {
+  await openApp(page);
+  const replay = page.getByRole('region', { name: 'Replay' });
+  const log = await readFile(`${FIXTURES}/ftrace_current.txt`, 'utf8');
+  await replay.getByRole('textbox', { name: 'Paste ftrace log' }).fill(log);
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByTestId('replay-playing')).toBeVisible();
+  await waitIdle(page);
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await waitIdle(page);
+  const comparison = page.getByRole('region', { name: 'Comparison' });
+  await expect(comparison.getByTestId('comparison-what')).toContainText('A is the log pasted log; B simulates its workload');
+  await expect(page.getByRole('region', { name: 'Machine B' })).toBeVisible();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await waitIdle(page);
+  const table = comparison.getByRole('table', { name: 'Metrics of A and B' });
+  for (const metric of ['CPU: context switches', 'CPU: wakeups', 'wakeup latency: p50']) {
+    const cells = await table.locator(`tr[data-metric="${metric}"] td`).allTextContents();
+    expect(cells[0], metric).toMatch(/^[\d,.]+$/);
+    expect(cells[1], metric).toMatch(/^[\d,.]+$/);
+  }
+  // A's context switches are the log's.
+  const switches = (log.match(/sched_switch:/g) ?? []).length;
+  expect((await table.locator('tr[data-metric="CPU: context switches"] td').first().textContent())?.replace(/,/g, '')).toBe(String(switches));
+});
+
 test('a gzip-compressed log file opens, and garbage gives a report, not a crash', async ({ page }) => {
   await openApp(page);
   const replay = page.getByRole('region', { name: 'Replay' });

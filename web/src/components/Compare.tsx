@@ -63,6 +63,7 @@ export function ComparisonPanel({ store, session, storeB }: { store: AppStore; s
   const overridesA = useAppState(store, (s) => s.policyOverrides);
   const overridesB = useAppState(storeB, (s) => s.policyOverrides);
   const policyProblemsB = useAppState(storeB, (s) => s.policyProblems);
+  const logA = useAppState(store, (s) => s.loaded?.log?.name);
   const [copied, setCopied] = useState(false);
   const file = useMemo(() => parseScenarioValue(fileText), [fileText]);
   const diffs = settingDiffs(GROUPS, file, overridesA, overridesB);
@@ -76,7 +77,10 @@ export function ComparisonPanel({ store, session, storeB }: { store: AppStore; s
         <h2 id="comparison-title">
           Comparison: <span className="run-tag">A</span> and <span className="run-tag">B</span>
         </h2>
-        <span className="muted">same scenario and seed{summaries ? `, both at t = ${time} s` : ''}</span>
+        <span className="muted" data-testid="comparison-what">
+          {logA === undefined ? 'same scenario and seed' : `A is the log ${logA}; B simulates its workload`}
+          {summaries ? `, both at t = ${time} s` : ''}
+        </span>
         <span className="comparison-actions">
           <button
             type="button"
@@ -104,7 +108,9 @@ export function ComparisonPanel({ store, session, storeB }: { store: AppStore; s
       </div>
       <div className="differs" data-testid="differs">
         <strong>B differs from A by:</strong>{' '}
-        {diffs.length === 0 ? (
+        {logA !== undefined ? (
+          <span className="muted">being a simulation of the log's workload{diffs.length > 0 ? ', with B’s settings from the Policy panel' : ''}.</span>
+        ) : diffs.length === 0 ? (
           <span className="muted">nothing yet. Pick run B above the Policy panel and change a setting.</span>
         ) : (
           <ul>

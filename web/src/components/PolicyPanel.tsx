@@ -53,6 +53,7 @@ export function PolicyPanel({
   const overrides = useAppState(store, (s) => s.policyOverrides);
   const problems = useAppState(store, (s) => s.policyProblems);
   const status = useAppState(store, (s) => s.status);
+  const log = useAppState(store, (s) => s.loaded?.log?.name);
   const file = useMemo(() => parseScenarioValue(fileText), [fileText]);
   // What the user typed into number fields, for the file it was typed against.
   const [drafts, setDrafts] = useState<{ readonly file: string; readonly values: Readonly<Record<string, string>> }>({ file: '', values: {} });
@@ -66,10 +67,17 @@ export function PolicyPanel({
     });
 
   if (fileText === '' || file === undefined) {
+    const logName = log;
     return (
       <section className="panel policy" aria-labelledby="policy-title">
         <h2 id="policy-title">Policy</h2>
-        <p className="muted">{status === 'error' ? 'Load a scenario to change its policy.' : 'Loading…'}</p>
+        <p className="muted">
+          {logName !== undefined
+            ? `${logName} is a real machine's log: its policy was the kernel's own. Re-simulate it (Replay panel) to run its workload under another policy.`
+            : status === 'error'
+              ? 'Load a scenario to change its policy.'
+              : 'Loading…'}
+        </p>
       </section>
     );
   }

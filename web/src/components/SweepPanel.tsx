@@ -69,7 +69,10 @@ export function SweepPanel({ store, runner }: { store: AppStore; runner: SweepRu
     }
     const text = runText(state.fileText, state.policyOverrides);
     if (text === undefined || state.fileText === '') {
-      setRun({ kind: 'failed', problems: [{ path: 'scenario', message: 'no scenario is loaded: apply one first' }] });
+      const message = state.loaded?.log
+        ? `${state.loaded.log.name} is a real machine's log, with nothing to vary: Re-simulate it (Replay panel), then sweep its simulation`
+        : 'no scenario is loaded: apply one first';
+      setRun({ kind: 'failed', problems: [{ path: 'scenario', message }] });
       return;
     }
     const name = state.scenarioId === '' ? 'custom' : state.scenarioId;

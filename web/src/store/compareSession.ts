@@ -59,6 +59,19 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
   let summaryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Bumped on stop and start: an older sync's results are dropped. */
   let generation = 0;
+  /** When A plays a log: its what-if scenario, which B runs (made once per log opened). */
+  let logWhatIf: { readonly run: object; readonly text: string | undefined } | undefined;
+
+  /**
+   * What B runs: A's scenario file, or when A plays a real machine's log, the
+   * simulation of the log's workload (its what-if scenario). Empty when there is none.
+   */
+  async function sourceOfA(): Promise<{ readonly id: string; readonly text: string }> {
+    const a = storeA.get();
+    if (!a.loaded?.log) return { id: a.scenarioId, text: a.fileText };
+    if (logWhatIf?.run !== a.loaded) logWhatIf = { run: a.loaded, text: await controllerA.logWhatIf() };
+    return { id: 'custom', text: logWhatIf.text ?? '' };
+  }
 
   // Each run has its own slice store: numbering them tells one run from the next.
   const runIds = new WeakMap<object, number>();
@@ -108,19 +121,22 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
 
   /** One step towards B standing where A stands; true when it did something (look again). */
   async function syncOnce(current: CompareSide, at: number): Promise<boolean> {
+    if (!state.get().on || storeA.get().status !== 'ready' || !storeA.get().frame) return false;
+    const source = await sourceOfA();
+    if (at !== generation) return false;
     const a = storeA.get();
     const b = current.store.get();
-    if (!state.get().on || a.status !== 'ready' || !a.frame || a.fileText === '') return false;
+    if (!a.frame || source.text === '') return false;
     if (b.status === 'loading' || b.status === 'starting') return false;
-    if (b.fileText !== a.fileText || b.status !== 'ready') {
+    if (b.fileText !== source.text || b.status !== 'ready') {
       // A loaded another scenario (or B never loaded): B follows with its settings, else A's.
       const wanted = b.fileText === '' ? a.policyOverrides : b.policyOverrides;
-      const ok = await current.controller.load(a.scenarioId, a.fileText, wanted);
+      const ok = await current.controller.load(source.id, source.text, wanted);
       if (at !== generation) return false;
       if (!ok) {
         const refused = current.store.get().problems;
         state.set({ problems: refused.map((problem) => ({ path: `B ${problem.path}`, message: `${problem.message}; B runs with A's settings` })) });
-        await current.controller.load(a.scenarioId, a.fileText, a.policyOverrides);
+        await current.controller.load(source.id, source.text, a.policyOverrides);
       }
       return true;
     }
@@ -184,18 +200,19 @@ export function createCompareSession(storeA: AppStore, controllerA: Controller, 
         // Any change of B (busy with a re-run, say) may change whether the pair is settled: say so at once.
         side.store.subscribe(publish);
       }
-      const a = storeA.get();
       summaryKey = '';
       lastKey = '';
       state.set({ on: true, editing: 'B', summaries: undefined, problems: [] });
-      if (a.fileText === '') return;
       starting = true;
       try {
-        const ok = await side.controller.load(a.scenarioId, a.fileText, overrides ?? a.policyOverrides);
+        const source = await sourceOfA();
+        const a = storeA.get();
+        if (source.text === '') return;
+        const ok = await side.controller.load(source.id, source.text, overrides ?? a.policyOverrides);
         if (!ok && overrides) {
           const refused = side.store.get().problems;
           state.set({ problems: refused.map((problem) => ({ path: `B ${problem.path}`, message: `${problem.message}; B runs with A's settings` })) });
-          await side.controller.load(a.scenarioId, a.fileText, a.policyOverrides);
+          await side.controller.load(source.id, source.text, a.policyOverrides);
         }
       } finally {
         starting = false;
