@@ -231,7 +231,7 @@ pub struct SimHandle {
     nr_running: Vec<u32>,
     /// Snapshots taken while playing, by index (`snapshot`, `restore`).
     /// `None` once forgotten.
-    snapshots: Vec<Option<sched_core::Snapshot>>,
+    snapshots: trace_view::Snapshots<sched_core::Snapshot>,
 }
 
 #[wasm_bindgen]
@@ -252,7 +252,7 @@ impl SimHandle {
             name: name.to_string(),
             running_pid: vec![0; n_cpus],
             nr_running: vec![0; n_cpus],
-            snapshots: Vec::new(),
+            snapshots: Default::default(),
         })
     }
 
@@ -268,27 +268,28 @@ impl SimHandle {
 
     /// Keeps the state now as a snapshot; returns its index for `restore`.
     pub fn snapshot(&mut self) -> u32 {
-        self.snapshots.push(Some(self.sim.snapshot()));
-        (self.snapshots.len() - 1) as u32
+        self.snapshots.keep(self.sim.snapshot())
     }
 
     /// Frees snapshot `index` (the memory of a whole simulator state).
     pub fn forget(&mut self, index: u32) {
-        if let Some(slot) = self.snapshots.get_mut(index as usize) {
-            *slot = None;
-        }
+        self.snapshots.forget(index);
     }
 
     /// Goes back to snapshot `index`, taken earlier in this run than the state
     /// now: false (and nothing changes) when there is no such snapshot, or when
     /// it lies ahead of the state now.
     pub fn restore(&mut self, index: u32) -> bool {
-        match self.snapshots.get(index as usize).and_then(Option::as_ref) {
-            Some(snapshot) if snapshot.trace_total() <= self.sim.trace.total() => {
+        let total = self.sim.trace.total();
+        match self
+            .snapshots
+            .before(index, total, |snapshot| snapshot.trace_total())
+        {
+            Some(snapshot) => {
                 self.sim.restore(snapshot);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 

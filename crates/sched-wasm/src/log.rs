@@ -53,7 +53,7 @@ pub struct LogHandle {
     /// What `replay_log` answers for the log (report, what-if scenario, derived counts).
     replay_json: String,
     running_pid: Vec<u32>,
-    snapshots: Vec<Option<LogSnapshot>>,
+    snapshots: trace_view::Snapshots<LogSnapshot>,
 }
 
 #[wasm_bindgen]
@@ -76,7 +76,7 @@ impl LogHandle {
             preset: preset.to_string(),
             replay_json,
             running_pid: vec![0; n_cpus],
-            snapshots: Vec::new(),
+            snapshots: Default::default(),
         })
     }
 
@@ -107,23 +107,24 @@ impl LogHandle {
     }
 
     pub fn snapshot(&mut self) -> u32 {
-        self.snapshots.push(Some(self.player.snapshot()));
-        (self.snapshots.len() - 1) as u32
+        self.snapshots.keep(self.player.snapshot())
     }
 
     pub fn forget(&mut self, index: u32) {
-        if let Some(slot) = self.snapshots.get_mut(index as usize) {
-            *slot = None;
-        }
+        self.snapshots.forget(index);
     }
 
     pub fn restore(&mut self, index: u32) -> bool {
-        match self.snapshots.get(index as usize).and_then(Option::as_ref) {
-            Some(snapshot) if snapshot.trace_total() <= self.player.trace.total() => {
+        let total = self.player.trace.total();
+        match self
+            .snapshots
+            .before(index, total, |snapshot| snapshot.trace_total())
+        {
+            Some(snapshot) => {
                 self.player.restore(snapshot);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 

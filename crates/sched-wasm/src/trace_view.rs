@@ -136,3 +136,39 @@ pub fn latency_histogram(buckets: Vec<(u64, u64)>) -> Vec<f64> {
         .flat_map(|(upper_ns, count)| [upper_ns as f64 / 1_000.0, count as f64])
         .collect()
 }
+
+/// Snapshots kept while playing, by index (`snapshot`, `forget`, `restore` of
+/// both handles); a forgotten one leaves its slot empty, so indices stay valid.
+pub struct Snapshots<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> Default for Snapshots<T> {
+    fn default() -> Self {
+        Self { slots: Vec::new() }
+    }
+}
+
+impl<T> Snapshots<T> {
+    /// Keeps `snapshot`; its index.
+    pub fn keep(&mut self, snapshot: T) -> u32 {
+        self.slots.push(Some(snapshot));
+        (self.slots.len() - 1) as u32
+    }
+
+    /// Frees snapshot `index`.
+    pub fn forget(&mut self, index: u32) {
+        if let Some(slot) = self.slots.get_mut(index as usize) {
+            *slot = None;
+        }
+    }
+
+    /// Snapshot `index` if it is kept and was taken at or before `trace_total`
+    /// records (not ahead of the state now).
+    pub fn before(&self, index: u32, trace_total: u64, total_of: impl Fn(&T) -> u64) -> Option<&T> {
+        self.slots
+            .get(index as usize)
+            .and_then(Option::as_ref)
+            .filter(|snapshot| total_of(snapshot) <= trace_total)
+    }
+}

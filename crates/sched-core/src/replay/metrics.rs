@@ -18,6 +18,19 @@ pub enum MigrationSource {
 }
 
 impl MigrationSource {
+    /// Where a parsed trace's migrations come from.
+    pub fn of(parsed: &ParsedTrace) -> MigrationSource {
+        if parsed
+            .report
+            .events
+            .contains_key(EventKind::SchedMigrateTask.name())
+        {
+            MigrationSource::MigrateEvents
+        } else {
+            MigrationSource::Inferred
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             MigrationSource::MigrateEvents => "sched_migrate_task",
@@ -235,20 +248,9 @@ pub fn replay(parsed: &ParsedTrace, topology: Option<&Topology>) -> ReplayMetric
             &flat
         }
     };
-    let source = if parsed
-        .report
-        .events
-        .contains_key(EventKind::SchedMigrateTask.name())
-    {
-        MigrationSource::MigrateEvents
-    } else {
-        MigrationSource::Inferred
-    };
+    let source = MigrationSource::of(parsed);
     let mut replayer = Replayer::new();
-    let first = parsed.events.first().map(|event| event.ts_ns).unwrap_or(0);
-    let first = parsed.report.min_ts_ns.map_or(first, |min| min.min(first));
-    let end = parsed.events.last().map(|event| event.ts_ns).unwrap_or(0);
-    let end = parsed.report.max_ts_ns.map_or(end, |max| max.max(end));
+    let (first, end) = span(parsed);
 
     for event in &parsed.events {
         replayer.apply(event, topology, source, &mut ());
@@ -482,6 +484,16 @@ impl Replayer {
             topology_name: topology.shape.name.clone(),
         }
     }
+}
+
+/// The trace's first and last timestamps, over every event line (other events
+/// included): the span the metrics are measured over.
+pub(crate) fn span(parsed: &ParsedTrace) -> (u64, u64) {
+    let first = parsed.events.first().map_or(0, |event| event.ts_ns);
+    let first = parsed.report.min_ts_ns.map_or(first, |min| min.min(first));
+    let end = parsed.events.last().map_or(0, |event| event.ts_ns);
+    let end = parsed.report.max_ts_ns.map_or(end, |max| max.max(end));
+    (first, end)
 }
 
 fn ratio(part: u64, whole: u64) -> f64 {

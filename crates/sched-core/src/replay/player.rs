@@ -10,7 +10,7 @@
 //! order; `sched_process_fork` and `sched_process_exec` have no record kind in the
 //! trace store and are kept only in the counts.
 
-use super::metrics::{flat_topology, MigrationSource, ReplayHooks, Replayer};
+use super::metrics::{flat_topology, span, MigrationSource, ReplayHooks, Replayer};
 use super::parse::{Event, EventData, EventKind, ParsedTrace, PrevState};
 use crate::engine::DEFAULT_TRACE_KEEP_BYTES;
 use crate::metrics::{LatencyPercentiles, MigrationCounts};
@@ -152,19 +152,8 @@ impl LogPlayer {
                 ));
             }
         }
-        let source = if parsed
-            .report
-            .events
-            .contains_key(EventKind::SchedMigrateTask.name())
-        {
-            MigrationSource::MigrateEvents
-        } else {
-            MigrationSource::Inferred
-        };
-        let first = parsed.events.first().map_or(0, |event| event.ts_ns);
-        let origin = parsed.report.min_ts_ns.map_or(first, |min| min.min(first));
-        let last = parsed.events.last().map_or(0, |event| event.ts_ns);
-        let last = parsed.report.max_ts_ns.map_or(last, |max| max.max(last));
+        let source = MigrationSource::of(&parsed);
+        let (origin, last) = span(&parsed);
         let mut names = LogNames::default();
         for (pid, comm) in &parsed.report.tasks {
             names.comms.insert(*pid, comm.clone());
