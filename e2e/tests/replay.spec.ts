@@ -140,6 +140,15 @@ test('a gzip-compressed log file opens, and garbage gives a report, not a crash'
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
   await expect(page.getByTestId('log-source')).toContainText('trace.txt.gz');
 
+  // A 10 MB line (minified JavaScript, say) before a cut line and one good line.
+  const good = log.toString('utf8').split('\n').find((line) => line.includes('sched_switch')) ?? '';
+  const long = Buffer.concat([Buffer.alloc(10_000_000, 'x'), Buffer.from(`\n${good.slice(0, 60)}\n${good}\n`)]);
+  await replay.getByLabel('Open a log file').setInputFiles({ name: 'long-line.txt', mimeType: 'text/plain', buffer: long });
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByTestId('replay-playing')).toContainText('long-line.txt');
+  await expect(replay.getByTestId('replay-report')).toContainText('too_long 1 (first at line 1)');
+  await expect(replay.getByTestId('replay-events')).toHaveText('sched_switch 1');
+
   await replay.getByRole('button', { name: 'Use the box instead' }).click();
   await box.fill('\u0000\u0001 not a trace at all\n'.repeat(50));
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
