@@ -24,6 +24,9 @@ for run in 1 2 3; do
   end=$(date +%s%N)
   echo "$bytes $start $end"
 done | awk '{ mb = $1 / 1e6; s = ($3 - $2) / 1e9; printf "replay: %.0f MB in %.3f s, %.0f MB/s (parse, replay and JSON)\n", mb, s, mb / s }'
+# The parser alone, and parser and replay, on the same trace held in memory (no disk, no JSON).
+cargo build --release -q -p sched-core --example parse_bench
+target/release/examples/parse_bench "$tmp/hackbench.trace" --repeat 5 | grep -E '^parse'
 # The app in headless Chromium: the same log read in the Replay panel (streamed,
 # parsed in wasm, played), then frame times with 512 CPUs playing, the first
 # frame, bundle sizes.
