@@ -424,21 +424,48 @@ impl Parser {
     /// Reads a chunk; a line may continue into the next chunk.
     pub fn feed(&mut self, chunk: &str) {
         let mut rest = chunk;
-        while let Some(newline) = rest.find('\n') {
+        if self.overflow || !self.pending.is_empty() {
+            // The start of a line came with the chunk before: end it first.
+            let Some(newline) = memchr::memchr(b'\n', rest.as_bytes()) else {
+                self.keep_pending(rest);
+                return;
+            };
             let piece = &rest[..newline];
             rest = &rest[newline + 1..];
             if self.overflow || self.pending.len() + piece.len() > MAX_LINE_BYTES {
                 self.overflow = false;
                 self.pending.clear();
                 self.too_long_line();
-            } else if self.pending.is_empty() {
-                self.push_line(piece);
             } else {
                 let mut line = std::mem::take(&mut self.pending);
                 line.push_str(piece);
-                self.push_line(&line);
+                let mut held = None;
+                self.push_line(&mut held, &line);
+                self.hold(held);
+                line.clear();
+                self.pending = line;
             }
         }
+        // The line held back while it is still in `chunk` (`self.held` is then empty).
+        let mut held: Option<(u64, &str)> = None;
+        while let Some(newline) = memchr::memchr(b'\n', rest.as_bytes()) {
+            let piece = &rest[..newline];
+            rest = &rest[newline + 1..];
+            if piece.len() > MAX_LINE_BYTES {
+                if let Some((held_no, held_text)) = held.take() {
+                    self.line(held_no, held_text);
+                }
+                self.too_long_line();
+            } else {
+                self.push_line(&mut held, piece);
+            }
+        }
+        self.hold(held);
+        self.keep_pending(rest);
+    }
+
+    /// Keeps the start of a line, without its newline yet, for the next chunk.
+    fn keep_pending(&mut self, rest: &str) {
         if self.overflow {
             return;
         }
@@ -455,26 +482,39 @@ impl Parser {
     /// waits for the next chunk. Never holds more than a line's bytes past
     /// [`MAX_LINE_BYTES`].
     pub fn feed_bytes(&mut self, chunk: &[u8]) {
-        let Some(last_newline) = chunk.iter().rposition(|&byte| byte == b'\n') else {
+        let Some(last_newline) = memchr::memrchr(b'\n', chunk) else {
             self.carry.extend_from_slice(chunk);
             if self.carry.len() > 2 * MAX_LINE_BYTES {
                 // Skipped as too long anyway: give what there is and keep nothing.
                 let carry = std::mem::take(&mut self.carry);
-                self.feed(&String::from_utf8_lossy(&carry));
+                self.feed_lossy(&carry);
             }
             return;
         };
         let (lines, rest) = chunk.split_at(last_newline + 1);
         if self.carry.is_empty() {
-            self.feed(&String::from_utf8_lossy(lines));
+            self.feed_lossy(lines);
         } else {
             let mut joined = std::mem::take(&mut self.carry);
             joined.extend_from_slice(lines);
-            self.feed(&String::from_utf8_lossy(&joined));
+            self.feed_lossy(&joined);
             joined.clear();
             self.carry = joined;
         }
         self.carry.extend_from_slice(rest);
+    }
+
+    /// Feeds bytes as `String::from_utf8_lossy` reads them, copying only from the
+    /// first invalid byte on.
+    fn feed_lossy(&mut self, bytes: &[u8]) {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.feed(text),
+            Err(error) => {
+                let (valid, rest) = bytes.split_at(error.valid_up_to());
+                self.feed(std::str::from_utf8(valid).expect("valid up to the error"));
+                self.feed(&String::from_utf8_lossy(rest));
+            }
+        }
     }
 
     /// Reads the last line (if it has no newline), sorts the events and returns them
@@ -482,13 +522,17 @@ impl Parser {
     pub fn finish(mut self) -> ParsedTrace {
         if !self.carry.is_empty() {
             let carry = std::mem::take(&mut self.carry);
-            self.feed(&String::from_utf8_lossy(&carry));
+            self.feed_lossy(&carry);
         }
         if self.overflow {
             self.too_long_line();
         } else if !self.pending.is_empty() {
             let line = std::mem::take(&mut self.pending);
-            self.push_line(&line);
+            let mut held = None;
+            self.push_line(&mut held, &line);
+            if let Some((held_no, held_text)) = held {
+                self.line(held_no, held_text);
+            }
         }
         self.flush_held();
         if self.flagless_lines > 0 {
@@ -528,42 +572,71 @@ impl Parser {
     fn flush_held(&mut self) {
         if let Some((line_no, text)) = self.held.take() {
             self.line(line_no, &text);
+            self.spare = text;
         }
     }
 
-    /// Takes one line: holds it back one line, joining the next to it when that one
-    /// is the wrapped rest of a scheduler event (only `key=value` fields).
-    fn push_line(&mut self, raw: &str) {
+    /// Keeps the line held back in a chunk for the next chunk.
+    fn hold(&mut self, held: Option<(u64, &str)>) {
+        if let Some((line_no, text)) = held {
+            let mut kept = std::mem::take(&mut self.spare);
+            kept.clear();
+            kept.push_str(text);
+            self.held = Some((line_no, kept));
+        }
+    }
+
+    /// Takes one line: holds it back one line (in `held` while it is in the chunk
+    /// being read), joining the next to it when that one is the wrapped rest of a
+    /// scheduler event (only `key=value` fields).
+    fn push_line<'a>(&mut self, held: &mut Option<(u64, &'a str)>, raw: &'a str) {
         self.report.lines += 1;
         let line_no = self.report.lines;
-        let mut next = std::mem::take(&mut self.spare);
-        next.clear();
-        next.push_str(raw);
-        if let Some((held_no, held_text)) = self.held.take() {
-            match continuation(raw) {
-                Some(rest)
-                    if held_text.contains(": sched_")
-                        && !held_text
-                            .contains(&format!(" {}=", rest.split('=').next().unwrap_or(rest))) =>
-                {
-                    let mut joined = held_text;
-                    let joined_base = joined.trim_end().len();
-                    joined.truncate(joined_base);
-                    joined.push(' ');
-                    joined.push_str(rest);
-                    self.line(held_no, &joined);
-                    self.current_line = line_no;
-                    self.skip(SkipReason::Continuation);
-                    self.spare = next;
-                    return;
-                }
-                _ => {
-                    self.line(held_no, &held_text);
-                    self.spare = held_text;
-                }
+        if let Some((held_no, held_text)) = held.take() {
+            if self.join_continuation(held_no, held_text, line_no, raw) {
+                return;
+            }
+            self.line(held_no, held_text);
+        } else if let Some((held_no, held_text)) = self.held.take() {
+            let joined = self.join_continuation(held_no, &held_text, line_no, raw);
+            if !joined {
+                self.line(held_no, &held_text);
+            }
+            self.spare = held_text;
+            if joined {
+                return;
             }
         }
-        self.held = Some((line_no, next));
+        *held = Some((line_no, raw));
+    }
+
+    /// When `raw` is the wrapped rest of the held line, reads the two joined and
+    /// skips `raw` as a continuation.
+    fn join_continuation(
+        &mut self,
+        held_no: u64,
+        held_text: &str,
+        line_no: u64,
+        raw: &str,
+    ) -> bool {
+        match continuation(raw) {
+            Some(rest)
+                if held_text.contains(": sched_")
+                    && !held_text
+                        .contains(&format!(" {}=", rest.split('=').next().unwrap_or(rest))) =>
+            {
+                let base = held_text.trim_end();
+                let mut joined = String::with_capacity(base.len() + 1 + rest.len());
+                joined.push_str(base);
+                joined.push(' ');
+                joined.push_str(rest);
+                self.line(held_no, &joined);
+                self.current_line = line_no;
+                self.skip(SkipReason::Continuation);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn skip(&mut self, reason: SkipReason) {
