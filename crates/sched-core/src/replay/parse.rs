@@ -6,7 +6,10 @@
 //! Nothing here is fatal: a line that is not a scheduler event is skipped and counted
 //! by reason, and the parse always ends with a [`ParseReport`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use memchr::memmem;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::LazyLock;
 
 /// Lines longer than this are skipped unread (a 10 MB line of minified JavaScript in
 /// a systrace file, binary garbage without newlines).
@@ -89,7 +92,7 @@ impl PrevState {
 
     /// From the text after `prev_state=` or the short form's state column.
     pub fn parse(text: &str) -> PrevState {
-        let text = text.trim().trim_start_matches('(').trim_end_matches(')');
+        let text = text.trim_ws().trim_start_matches('(').trim_end_matches(')');
         if text.is_empty() {
             return PrevState::Unknown;
         }
@@ -364,7 +367,43 @@ pub struct Parser {
     /// Bytes given to [`Parser::feed_bytes`] after its last newline: the start of a
     /// line, whose characters may be split between chunks.
     carry: Vec<u8>,
+    /// Counts and sets kept in cheaper forms while reading, moved into the report by
+    /// `finish`: event lines by layout (as [`LAYOUT_NAMES`]), events by kind (as
+    /// [`EventKind::ALL`]), CPUs below [`MAX_CPUS`] (a bit each) and the tasks.
+    layout_counts: [u64; LAYOUT_NAMES.len()],
+    event_counts: [u64; EventKind::ALL.len()],
+    cpu_bits: Vec<u64>,
+    tasks: HashMap<u32, String, BuildHasherDefault<PidHasher>>,
 }
+
+/// The layouts an event line is counted under while reading (the flagless lines
+/// whose layout depends on the whole file are counted apart).
+const LAYOUT_NAMES: [&str; 5] = ["ftrace", "ftrace-tgid", "perf", "ftrace_dump", "trace-cmd"];
+
+/// A hasher for pids: one multiplication (the table uses the high bits).
+#[derive(Default)]
+struct PidHasher(u64);
+
+impl Hasher for PidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.0 = (self.0 ^ u64::from(value)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+static LEGACY_START: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("var linuxPerfData"));
+static HTML_COMMENT: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("<!-- "));
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum ScriptBlock {
@@ -535,6 +574,25 @@ impl Parser {
             }
         }
         self.flush_held();
+        for (name, &count) in LAYOUT_NAMES.iter().zip(&self.layout_counts) {
+            if count > 0 {
+                *self.report.formats.entry(name.to_string()).or_default() += count;
+            }
+        }
+        for (kind, &count) in EventKind::ALL.iter().zip(&self.event_counts) {
+            if count > 0 {
+                *self.report.events.entry(kind.name()).or_default() += count;
+            }
+        }
+        for (word_at, &word) in self.cpu_bits.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let bit = bits.trailing_zeros();
+                self.report.cpus.insert(word_at as u32 * 64 + bit);
+                bits &= bits - 1;
+            }
+        }
+        self.report.tasks.extend(self.tasks.drain());
         if self.flagless_lines > 0 {
             let name = if self.trace_cmd_raw {
                 "trace-cmd-raw"
@@ -625,7 +683,7 @@ impl Parser {
                     && !held_text
                         .contains(&format!(" {}=", rest.split('=').next().unwrap_or(rest))) =>
             {
-                let base = held_text.trim_end();
+                let base = held_text.trim_end_ws();
                 let mut joined = String::with_capacity(base.len() + 1 + rest.len());
                 joined.push_str(base);
                 joined.push(' ');
@@ -662,22 +720,34 @@ impl Parser {
         }
     }
 
+    fn note_cpu(&mut self, cpu: u32) {
+        if cpu >= MAX_CPUS {
+            self.report.cpus.insert(cpu);
+            return;
+        }
+        let word = (cpu / 64) as usize;
+        if word >= self.cpu_bits.len() {
+            self.cpu_bits.resize(word + 1, 0);
+        }
+        self.cpu_bits[word] |= 1 << (cpu % 64);
+    }
+
     fn note_task(&mut self, pid: u32, comm: &str) {
-        let comm = comm.trim();
+        let comm = comm.trim_ws();
         if pid == 0 || comm.is_empty() || comm == "<...>" || comm == "<idle>" {
             if pid != 0 {
-                self.report
-                    .tasks
-                    .entry(pid)
-                    .or_insert_with(|| "<...>".into());
+                self.tasks.entry(pid).or_insert_with(|| "<...>".into());
             }
             return;
         }
-        match self.report.tasks.get_mut(&pid) {
+        match self.tasks.get_mut(&pid) {
             Some(known) if known == comm => {}
-            Some(known) => *known = comm.to_string(),
+            Some(known) => {
+                known.clear();
+                known.push_str(comm);
+            }
             None => {
-                self.report.tasks.insert(pid, comm.to_string());
+                self.tasks.insert(pid, comm.to_string());
             }
         }
     }
@@ -688,7 +758,7 @@ impl Parser {
         let mut text = raw.strip_suffix('\r').unwrap_or(raw);
 
         // Legacy systrace: `var linuxPerfData = "\` then lines ending in `\n\`.
-        if text.contains("var linuxPerfData") {
+        if LEGACY_START.find(text.as_bytes()).is_some() {
             self.legacy = true;
             self.wrapper("systrace-legacy");
             self.skip(SkipReason::Markup);
@@ -697,32 +767,30 @@ impl Parser {
         if let Some(stripped) = text.strip_suffix("\\n\\") {
             text = stripped;
             self.wrapper("systrace-legacy");
-        } else if self.legacy && text.trim_start().starts_with('"') {
+        } else if self.legacy && text.trim_start_ws().starts_with('"') {
             self.skip(SkipReason::Markup);
             return;
         }
 
-        // Mail and chat quoting: `> `, `>> `, `> | `.
+        // Mail and chat quoting: `> `, `>> `, `> | `. `start` is `text` without its
+        // leading whitespace.
         let mut quoted = false;
-        loop {
-            let trimmed = text.trim_start();
-            if let Some(rest) = trimmed.strip_prefix('>') {
-                text = rest.strip_prefix(' ').unwrap_or(rest);
-                quoted = true;
-            } else {
-                break;
-            }
+        let mut start = text.trim_start_ws();
+        while let Some(rest) = start.strip_prefix('>') {
+            text = rest.strip_prefix(' ').unwrap_or(rest);
+            start = text.trim_start_ws();
+            quoted = true;
         }
         if quoted {
             self.wrapper("mail-quote");
-            let trimmed = text.trim_start();
-            if let Some(rest) = trimmed.strip_prefix('|') {
+            if let Some(rest) = start.strip_prefix('|') {
                 text = rest.strip_prefix(' ').unwrap_or(rest);
+                start = text.trim_start_ws();
             }
         }
 
         // Systrace HTML: only the text `trace-data` blocks hold trace lines.
-        let trimmed = text.trim();
+        let mut trimmed = start.trim_end_ws();
         if self.html_line(trimmed) {
             return;
         }
@@ -738,11 +806,11 @@ impl Parser {
             text = rest;
             dmesg = true;
             self.wrapper("dmesg");
-        }
-        let trimmed = text.trim();
-        if trimmed.is_empty() {
-            self.skip(SkipReason::Blank);
-            return;
+            trimmed = text.trim_ws();
+            if trimmed.is_empty() {
+                self.skip(SkipReason::Blank);
+                return;
+            }
         }
 
         if let Some(reason) = self.line_kind(trimmed, line_no) {
@@ -771,7 +839,9 @@ impl Parser {
             self.skip(SkipReason::Markup);
             return true;
         }
-        if trimmed.contains("<!-- BEGIN TRACE -->") || trimmed.contains("<!-- END TRACE -->") {
+        if HTML_COMMENT.find(trimmed.as_bytes()).is_some()
+            && (trimmed.contains("<!-- BEGIN TRACE -->") || trimmed.contains("<!-- END TRACE -->"))
+        {
             self.html = true;
             self.wrapper("systrace-html");
             self.skip(SkipReason::Markup);
@@ -862,7 +932,7 @@ impl Parser {
         *min = (*min).min(head.ts_ns);
         let max = self.report.max_ts_ns.get_or_insert(head.ts_ns);
         *max = (*max).max(head.ts_ns);
-        self.report.cpus.insert(head.cpu);
+        self.note_cpu(head.cpu);
         self.note_task(head.pid, head.comm);
         let name = head.name;
         let Some(kind) = EventKind::from_name(name) else {
@@ -893,33 +963,33 @@ impl Parser {
             self.skip(SkipReason::BadPayload);
             return;
         }
+        // An index in LAYOUT_NAMES, or none for a flagless line counted apart.
         let layout = match head.layout {
-            Layout::Ftrace => "ftrace",
-            Layout::FtraceTgid => "ftrace-tgid",
-            Layout::Perf => "perf",
-            Layout::Dump => "ftrace_dump",
+            Layout::Ftrace => Some(0),
+            Layout::FtraceTgid => Some(1),
+            Layout::Perf => Some(2),
+            Layout::Dump => Some(3),
             Layout::Flagless => match form {
                 PayloadForm::RawState => {
                     self.trace_cmd_raw = true;
-                    ""
+                    None
                 }
-                PayloadForm::Short => "trace-cmd",
-                PayloadForm::Short2631 => "ftrace",
+                PayloadForm::Short => {
+                    self.trace_cmd_hint = true;
+                    Some(4)
+                }
+                PayloadForm::Short2631 => Some(0),
                 PayloadForm::KeyValue => {
                     if head.pad >= 2 {
                         self.trace_cmd_hint = true;
                     }
-                    ""
+                    None
                 }
             },
         };
-        if layout.is_empty() {
-            self.flagless_lines += 1;
-        } else {
-            if layout.starts_with("trace-cmd") {
-                self.trace_cmd_hint = true;
-            }
-            *self.report.formats.entry(layout.to_string()).or_default() += 1;
+        match layout {
+            Some(index) => self.layout_counts[index] += 1,
+            None => self.flagless_lines += 1,
         }
         match &data {
             EventData::Switch {
@@ -940,7 +1010,7 @@ impl Parser {
             } => {
                 self.note_task(*pid, comm);
                 if let Some(cpu) = target_cpu {
-                    self.report.cpus.insert(*cpu);
+                    self.note_cpu(*cpu);
                 }
             }
             EventData::MigrateTask {
@@ -951,8 +1021,8 @@ impl Parser {
                 ..
             } => {
                 self.note_task(*pid, comm);
-                self.report.cpus.insert(*orig_cpu);
-                self.report.cpus.insert(*dest_cpu);
+                self.note_cpu(*orig_cpu);
+                self.note_cpu(*dest_cpu);
             }
             EventData::ProcessFork {
                 comm,
@@ -970,7 +1040,7 @@ impl Parser {
             }
             EventData::ProcessExit { comm, pid, .. } => self.note_task(*pid, comm),
         }
-        *self.report.events.entry(kind.name()).or_default() += 1;
+        self.event_counts[kind as usize] += 1;
         if head.ts_ns < self.max_ts {
             self.report.out_of_order += 1;
             self.first_out_of_order.get_or_insert(line_no);
@@ -1004,13 +1074,24 @@ fn referenced_cpu_out_of_range(data: &EventData) -> Option<u32> {
 /// The text of a line that holds only `key=value` fields (after mail quoting): the
 /// wrapped rest of the line before it.
 fn continuation(raw: &str) -> Option<&str> {
-    let mut text = raw.trim();
+    let mut text = raw.trim_ws();
     while let Some(rest) = text.strip_prefix('>') {
-        text = rest.trim_start();
+        text = rest.trim_start_ws();
     }
-    let text = text.strip_prefix('|').unwrap_or(text).trim();
+    let text = text.strip_prefix('|').unwrap_or(text).trim_ws();
     if text.is_empty() || text.len() > 512 {
         return None;
+    }
+    // A quick no for most lines: the first token is neither `==>` nor `key=...`.
+    let bytes = text.as_bytes();
+    if bytes[0] != b'=' {
+        let key_end = bytes
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(bytes.len());
+        if !bytes[0].is_ascii_alphabetic() || key_end == bytes.len() || bytes[key_end] != b'=' {
+            return None;
+        }
     }
     let all_fields = text.split_whitespace().all(|token| {
         token == "==>"
@@ -1062,7 +1143,7 @@ fn classify_other(trimmed: &str, dmesg: bool) -> SkipReason {
 fn strip_dmesg_prefix(trimmed: &str) -> Option<&str> {
     let rest = trimmed.strip_prefix('[')?;
     let close = rest.find(']')?;
-    let inner = rest[..close].trim();
+    let inner = rest[..close].trim_ws();
     let (secs, frac) = inner.split_once('.')?;
     if secs.is_empty()
         || frac.is_empty()
@@ -1075,6 +1156,58 @@ fn strip_dmesg_prefix(trimmed: &str) -> Option<&str> {
     Some(rest.strip_prefix(' ').unwrap_or(rest))
 }
 
+/// `str::trim` and its halves, a byte at a time over ASCII (the usual case) and by
+/// the standard library's Unicode rules from the first non-ASCII byte on: the same
+/// results, faster.
+trait TrimWs {
+    fn trim_ws(&self) -> &str;
+    fn trim_start_ws(&self) -> &str;
+    fn trim_end_ws(&self) -> &str;
+}
+
+/// The ASCII characters `char::is_whitespace` takes.
+fn is_ascii_ws(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+impl TrimWs for str {
+    fn trim_ws(&self) -> &str {
+        self.trim_start_ws().trim_end_ws()
+    }
+
+    fn trim_start_ws(&self) -> &str {
+        let bytes = self.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let byte = bytes[at];
+            if byte >= 0x80 {
+                return self[at..].trim_start();
+            }
+            if !is_ascii_ws(byte) {
+                break;
+            }
+            at += 1;
+        }
+        &self[at..]
+    }
+
+    fn trim_end_ws(&self) -> &str {
+        let bytes = self.as_bytes();
+        let mut end = bytes.len();
+        while end > 0 {
+            let byte = bytes[end - 1];
+            if byte >= 0x80 {
+                return self[..end].trim_end();
+            }
+            if !is_ascii_ws(byte) {
+                break;
+            }
+            end -= 1;
+        }
+        &self[..end]
+    }
+}
+
 fn is_space(byte: u8) -> bool {
     byte == b' ' || byte == b'\t'
 }
@@ -1083,8 +1216,8 @@ fn is_space(byte: u8) -> bool {
 fn split_event(line: &str) -> Option<Head<'_>> {
     let bytes = line.as_bytes();
     let limit = bytes.len().min(HEADER_SEARCH_BYTES);
-    for at in 0..limit {
-        if bytes[at] != b':' || (at + 1 < bytes.len() && !is_space(bytes[at + 1])) {
+    for at in memchr::memchr_iter(b':', &bytes[..limit]) {
+        if at + 1 < bytes.len() && !is_space(bytes[at + 1]) {
             continue;
         }
         if let Some(head) = try_split_at(line, at) {
@@ -1094,18 +1227,40 @@ fn split_event(line: &str) -> Option<Head<'_>> {
     None
 }
 
+/// `text` without the spaces and tabs it ends with.
+fn trim_end_spaces(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    while end > 0 && is_space(bytes[end - 1]) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// `text` without the spaces and tabs it starts with.
+fn trim_start_spaces(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() && is_space(bytes[start]) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// Where the last word of `text` starts: after its last space or tab.
+fn last_word_start(text: &str) -> usize {
+    memchr::memrchr2(b' ', b'\t', text.as_bytes()).map_or(0, |space| space + 1)
+}
+
 fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
-    let before = line[..colon].trim_end_matches([' ', '\t']);
-    let token_start = before
-        .rfind([' ', '\t'])
-        .map(|space| space + 1)
-        .unwrap_or(0);
+    let before = trim_end_spaces(&line[..colon]);
+    let token_start = last_word_start(before);
     let token = &before[token_start..];
     let (ts_ns, dump) = parse_timestamp(token)?;
     // The event name: `name:` or perf's `sched:name:`, then the payload.
     let after = &line[colon + 1..];
-    let after_trim = after.trim_start_matches([' ', '\t']);
-    let name_end = after_trim.find([' ', '\t']).unwrap_or(after_trim.len());
+    let after_trim = trim_start_spaces(after);
+    let name_end = memchr::memchr2(b' ', b'\t', after_trim.as_bytes()).unwrap_or(after_trim.len());
     let name_token = after_trim[..name_end].strip_suffix(':')?;
     if name_token.is_empty()
         || !name_token
@@ -1122,9 +1277,9 @@ fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
         return None;
     }
     let rest = &after_trim[name_end..];
-    let payload_trim = rest.trim_start_matches([' ', '\t']);
+    let payload_trim = trim_start_spaces(rest);
     let pad = rest.len() - payload_trim.len();
-    let payload = payload_trim.trim_end();
+    let payload = payload_trim.trim_end_ws();
 
     let header = &before[..token_start];
     let (comm, pid, cpu, mut layout) = if dump {
@@ -1190,10 +1345,10 @@ fn parse_timestamp(token: &str) -> Option<(u64, bool)> {
 
 /// `TASK-PID [(TGID)] [CPU] [FLAGS]` or perf's `comm  tid [CPU]`.
 fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
-    let mut rest = header.trim_end();
+    let mut rest = header.trim_end_ws();
     let mut flags = false;
     if !rest.ends_with(']') {
-        let start = rest.rfind([' ', '\t']).map(|space| space + 1).unwrap_or(0);
+        let start = last_word_start(rest);
         let token = &rest[start..];
         if token.is_empty()
             || token.len() > 8
@@ -1204,10 +1359,10 @@ fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
             return None;
         }
         flags = true;
-        rest = rest[..start].trim_end();
+        rest = rest[..start].trim_end_ws();
     }
-    let inner_start = rest.rfind('[')?;
-    let inner = rest[inner_start + 1..].strip_suffix(']')?.trim();
+    let inner_start = memchr::memrchr(b'[', rest.as_bytes())?;
+    let inner = rest[inner_start + 1..].strip_suffix(']')?.trim_ws();
     if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -1215,16 +1370,16 @@ fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
     if cpu >= MAX_CPUS {
         return None;
     }
-    rest = rest[..inner_start].trim_end();
+    rest = rest[..inner_start].trim_end_ws();
     let mut tgid = false;
     if rest.ends_with(')') {
-        let open = rest.rfind('(')?;
-        let inner = rest[open + 1..rest.len() - 1].trim();
+        let open = memchr::memrchr(b'(', rest.as_bytes())?;
+        let inner = rest[open + 1..rest.len() - 1].trim_ws();
         if !inner.is_empty()
             && (inner.bytes().all(|b| b.is_ascii_digit()) || inner.bytes().all(|b| b == b'-'))
         {
             tgid = true;
-            rest = rest[..open].trim_end();
+            rest = rest[..open].trim_end_ws();
         }
     }
     let (comm, pid, dash) = split_comm_pid(rest)?;
@@ -1242,8 +1397,8 @@ fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
 
 /// `comm8-pid   <cpu><flags>` (ftrace_dump and the latency format).
 fn parse_dump_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
-    let rest = header.trim_end();
-    let start = rest.rfind([' ', '\t']).map(|space| space + 1).unwrap_or(0);
+    let rest = header.trim_end_ws();
+    let start = last_word_start(rest);
     let token = &rest[start..];
     let digits = token.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 5 {
@@ -1253,7 +1408,7 @@ fn parse_dump_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
     if cpu >= MAX_CPUS {
         return None;
     }
-    let (comm, pid, dash) = split_comm_pid(rest[..start].trim_end())?;
+    let (comm, pid, dash) = split_comm_pid(rest[..start].trim_end_ws())?;
     if !dash {
         return None;
     }
@@ -1263,7 +1418,7 @@ fn parse_dump_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
 /// `TASK-PID` (split at the last `-` before the pid) → (comm, pid, true), or perf's
 /// `comm  tid` → (comm, tid, false).
 fn split_comm_pid(text: &str) -> Option<(&str, u32, bool)> {
-    let text = text.trim();
+    let text = text.trim_ws();
     let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 10 {
         return None;
@@ -1271,10 +1426,10 @@ fn split_comm_pid(text: &str) -> Option<(&str, u32, bool)> {
     let pid: u32 = text[text.len() - digits..].parse().ok()?;
     let before = &text[..text.len() - digits];
     if let Some(comm) = before.strip_suffix('-') {
-        return Some((comm.trim_start(), pid, true));
+        return Some((comm.trim_start_ws(), pid, true));
     }
     if before.ends_with([' ', '\t']) {
-        let comm = before.trim();
+        let comm = before.trim_ws();
         if comm.is_empty() {
             return None;
         }
@@ -1284,7 +1439,7 @@ fn split_comm_pid(text: &str) -> Option<(&str, u32, bool)> {
 }
 
 fn leading_u64(text: &str) -> Option<(u64, &str)> {
-    let text = text.trim_start();
+    let text = text.trim_start_ws();
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 {
         return None;
@@ -1297,52 +1452,60 @@ fn leading_u32(text: &str) -> Option<(u32, &str)> {
     Some((u32::try_from(value).ok()?, rest))
 }
 
-/// `key=value` pairs; a value runs to the next ` key=` (so comms may hold spaces).
-fn key_values(payload: &str) -> Vec<(&str, &str)> {
+/// The values of the keys `names` among `key=value` pairs: a value runs to the next
+/// ` key=` (so comms may hold spaces) and the first of a repeated key counts. A key
+/// starts the payload or follows a space or tab, and is a letter or `_` then letters,
+/// digits and `_`, up to its `=`.
+fn key_values<'a, const N: usize>(payload: &'a str, names: [&str; N]) -> [Option<&'a str>; N] {
     let bytes = payload.as_bytes();
-    let mut keys: Vec<(usize, usize)> = Vec::new(); // (key start, '=' position)
-    let mut idx = 0;
-    while idx < bytes.len() {
-        let at_start = idx == 0 || is_space(bytes[idx - 1]);
-        if at_start && (bytes[idx].is_ascii_alphabetic() || bytes[idx] == b'_') {
-            let mut end = idx;
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-                end += 1;
+    let mut values = [None; N];
+    // The key whose value is being read (its index in `names`, N for another key)
+    // and where its value starts.
+    let mut open: Option<(usize, usize)> = None;
+    let mut close = |open: Option<(usize, usize)>, value_end: usize| {
+        if let Some((index, value_start)) = open {
+            if index < N && values[index].is_none() {
+                let value = payload[value_start..value_end].trim_ws();
+                values[index] = Some(value.strip_suffix("==>").unwrap_or(value).trim_end_ws());
             }
-            if end < bytes.len() && bytes[end] == b'=' {
-                keys.push((idx, end));
-                idx = end + 1;
-                continue;
-            }
-            idx = end.max(idx + 1);
-            continue;
         }
-        idx += 1;
+    };
+    let mut spaces = memchr::memchr2_iter(b' ', b'\t', bytes);
+    let mut start = 0;
+    loop {
+        if start < bytes.len() && (bytes[start].is_ascii_alphabetic() || bytes[start] == b'_') {
+            let end = start
+                + bytes[start..]
+                    .iter()
+                    .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                    .unwrap_or(bytes.len() - start);
+            if end < bytes.len() && bytes[end] == b'=' {
+                close(open, start);
+                let key = &payload[start..end];
+                let index = names.iter().position(|name| *name == key).unwrap_or(N);
+                open = Some((index, end + 1));
+            }
+        }
+        match spaces.next() {
+            Some(space) => start = space + 1,
+            None => break,
+        }
     }
-    let mut pairs = Vec::with_capacity(keys.len());
-    for (n, (start, eq)) in keys.iter().enumerate() {
-        let value_end = keys.get(n + 1).map(|next| next.0).unwrap_or(bytes.len());
-        let value = payload[eq + 1..value_end].trim();
-        let value = value.strip_suffix("==>").unwrap_or(value).trim_end();
-        pairs.push((&payload[*start..*eq], value));
-    }
-    pairs
+    close(open, bytes.len());
+    values
 }
 
-fn get<'a>(pairs: &[(&'a str, &'a str)], key: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(name, _)| *name == key)
-        .map(|(_, value)| *value)
+fn parse_u32(value: Option<&str>) -> Option<u32> {
+    value?.parse().ok()
 }
 
-fn get_u32(pairs: &[(&str, &str)], key: &str) -> Option<u32> {
-    get(pairs, key)?.parse().ok()
+fn parse_i32(value: Option<&str>) -> Option<i32> {
+    value?.parse().ok()
 }
 
-fn get_i32(pairs: &[(&str, &str)], key: &str) -> Option<i32> {
-    get(pairs, key)?.parse().ok()
-}
+static PREV_PID_KEY: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("prev_pid="));
+static PID_KEY: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("pid="));
 
 fn parse_payload(kind: EventKind, payload: &str) -> Payload {
     let result = match kind {
@@ -1351,55 +1514,57 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             parse_wakeup(kind, payload)
         }
         EventKind::SchedMigrateTask => {
-            let pairs = key_values(payload);
+            let [comm, pid, prio, orig_cpu, dest_cpu] =
+                key_values(payload, ["comm", "pid", "prio", "orig_cpu", "dest_cpu"]);
             (|| {
                 Some((
                     EventData::MigrateTask {
-                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
-                        pid: get_u32(&pairs, "pid")?,
-                        prio: get_i32(&pairs, "prio"),
-                        orig_cpu: get_u32(&pairs, "orig_cpu")?,
-                        dest_cpu: get_u32(&pairs, "dest_cpu")?,
+                        comm: comm.unwrap_or("").to_string(),
+                        pid: parse_u32(pid)?,
+                        prio: parse_i32(prio),
+                        orig_cpu: parse_u32(orig_cpu)?,
+                        dest_cpu: parse_u32(dest_cpu)?,
                     },
                     PayloadForm::KeyValue,
                 ))
             })()
         }
         EventKind::SchedProcessFork => {
-            let pairs = key_values(payload);
+            let [comm, pid, child_comm, child_pid] =
+                key_values(payload, ["comm", "pid", "child_comm", "child_pid"]);
             (|| {
                 Some((
                     EventData::ProcessFork {
-                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
-                        pid: get_u32(&pairs, "pid")?,
-                        child_comm: get(&pairs, "child_comm").unwrap_or("").to_string(),
-                        child_pid: get_u32(&pairs, "child_pid")?,
+                        comm: comm.unwrap_or("").to_string(),
+                        pid: parse_u32(pid)?,
+                        child_comm: child_comm.unwrap_or("").to_string(),
+                        child_pid: parse_u32(child_pid)?,
                     },
                     PayloadForm::KeyValue,
                 ))
             })()
         }
         EventKind::SchedProcessExec => {
-            let pairs = key_values(payload);
+            let [filename, pid, old_pid] = key_values(payload, ["filename", "pid", "old_pid"]);
             (|| {
                 Some((
                     EventData::ProcessExec {
-                        filename: get(&pairs, "filename").unwrap_or("").to_string(),
-                        pid: get_u32(&pairs, "pid")?,
-                        old_pid: get_u32(&pairs, "old_pid"),
+                        filename: filename.unwrap_or("").to_string(),
+                        pid: parse_u32(pid)?,
+                        old_pid: parse_u32(old_pid),
                     },
                     PayloadForm::KeyValue,
                 ))
             })()
         }
         EventKind::SchedProcessExit => {
-            let pairs = key_values(payload);
+            let [comm, pid, prio] = key_values(payload, ["comm", "pid", "prio"]);
             (|| {
                 Some((
                     EventData::ProcessExit {
-                        comm: get(&pairs, "comm").unwrap_or("").to_string(),
-                        pid: get_u32(&pairs, "pid")?,
-                        prio: get_i32(&pairs, "prio"),
+                        comm: comm.unwrap_or("").to_string(),
+                        pid: parse_u32(pid)?,
+                        prio: parse_i32(prio),
                     },
                     PayloadForm::KeyValue,
                 ))
@@ -1413,18 +1578,30 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
 }
 
 fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
-    if payload.contains("prev_pid=") {
-        let pairs = key_values(payload);
-        let state_text = get(&pairs, "prev_state").unwrap_or("");
+    if PREV_PID_KEY.find(payload.as_bytes()).is_some() {
+        let [prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio] =
+            key_values(
+                payload,
+                [
+                    "prev_comm",
+                    "prev_pid",
+                    "prev_prio",
+                    "prev_state",
+                    "next_comm",
+                    "next_pid",
+                    "next_prio",
+                ],
+            );
+        let state_text = prev_state.unwrap_or("");
         let raw = !state_text.is_empty() && state_text.bytes().all(|b| b.is_ascii_digit());
         let data = EventData::Switch {
-            prev_comm: get(&pairs, "prev_comm").unwrap_or("").to_string(),
-            prev_pid: get_u32(&pairs, "prev_pid")?,
-            prev_prio: get_i32(&pairs, "prev_prio"),
+            prev_comm: prev_comm.unwrap_or("").to_string(),
+            prev_pid: parse_u32(prev_pid)?,
+            prev_prio: parse_i32(prev_prio),
             prev_state: PrevState::parse(state_text),
-            next_comm: get(&pairs, "next_comm").unwrap_or("").to_string(),
-            next_pid: get_u32(&pairs, "next_pid")?,
-            next_prio: get_i32(&pairs, "next_prio"),
+            next_comm: next_comm.unwrap_or("").to_string(),
+            next_pid: parse_u32(next_pid)?,
+            next_prio: parse_i32(next_prio),
         };
         let form = if raw {
             PayloadForm::RawState
@@ -1440,7 +1617,7 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
         None => (left, PayloadForm::Short),
     };
     let (prev_comm, prev_pid, prev_prio, state) = comm_pid_prio(left)?;
-    let (next_comm, next_pid, next_prio, _) = comm_pid_prio(right.trim())?;
+    let (next_comm, next_pid, next_prio, _) = comm_pid_prio(right.trim_ws())?;
     Some((
         EventData::Switch {
             prev_comm: prev_comm.to_string(),
@@ -1456,23 +1633,26 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
 }
 
 fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadForm)> {
-    if payload.contains("pid=") {
-        let pairs = key_values(payload);
-        let target = get(&pairs, "target_cpu").or_else(|| get(&pairs, "cpu"));
+    if PID_KEY.find(payload.as_bytes()).is_some() {
+        let [comm, pid, prio, target_cpu, cpu, success] = key_values(
+            payload,
+            ["comm", "pid", "prio", "target_cpu", "cpu", "success"],
+        );
+        let target = target_cpu.or(cpu);
         let target_cpu = match target {
             Some(text) => Some(text.parse().ok()?),
             None => None,
         };
-        let success = match get(&pairs, "success") {
+        let success = match success {
             Some(text) => Some(text.parse::<u32>().ok()? != 0),
             None => None,
         };
         return Some((
             EventData::Wakeup {
                 kind,
-                comm: get(&pairs, "comm").unwrap_or("").to_string(),
-                pid: get_u32(&pairs, "pid")?,
-                prio: get_i32(&pairs, "prio"),
+                comm: comm.unwrap_or("").to_string(),
+                pid: parse_u32(pid)?,
+                prio: parse_i32(prio),
                 target_cpu,
                 success,
             },
@@ -1530,14 +1710,14 @@ fn comm_pid_prio(text: &str) -> Option<(&str, u32, i32, &str)> {
         let Some(close) = after.find(']') else {
             continue;
         };
-        let Ok(prio) = after[..close].trim().parse::<i32>() else {
+        let Ok(prio) = after[..close].trim_ws().parse::<i32>() else {
             continue;
         };
         let Ok(pid) = text[open - digits..open].parse::<u32>() else {
             continue;
         };
-        let comm = text[..open - digits - 1].trim();
-        return Some((comm, pid, prio, after[close + 1..].trim()));
+        let comm = text[..open - digits - 1].trim_ws();
+        return Some((comm, pid, prio, after[close + 1..].trim_ws()));
     }
     None
 }
