@@ -6,10 +6,8 @@
 //! Nothing here is fatal: a line that is not a scheduler event is skipped and counted
 //! by reason, and the parse always ends with a [`ParseReport`].
 
-use memchr::memmem;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::LazyLock;
 
 /// Lines longer than this are skipped unread (a 10 MB line of minified JavaScript in
 /// a systrace file, binary garbage without newlines).
@@ -63,7 +61,17 @@ impl EventKind {
     }
 
     pub fn from_name(name: &str) -> Option<EventKind> {
-        EventKind::ALL.into_iter().find(|kind| kind.name() == name)
+        Some(match name {
+            "sched_switch" => EventKind::SchedSwitch,
+            "sched_wakeup" => EventKind::SchedWakeup,
+            "sched_wakeup_new" => EventKind::SchedWakeupNew,
+            "sched_waking" => EventKind::SchedWaking,
+            "sched_migrate_task" => EventKind::SchedMigrateTask,
+            "sched_process_fork" => EventKind::SchedProcessFork,
+            "sched_process_exec" => EventKind::SchedProcessExec,
+            "sched_process_exit" => EventKind::SchedProcessExit,
+            _ => return None,
+        })
     }
 }
 
@@ -399,11 +407,6 @@ impl Hasher for PidHasher {
         self.0 = (self.0 ^ u64::from(value)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
-
-static LEGACY_START: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new("var linuxPerfData"));
-static HTML_COMMENT: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new("<!-- "));
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum ScriptBlock {
@@ -757,12 +760,21 @@ impl Parser {
         self.current_line = line_no;
         let mut text = raw.strip_suffix('\r').unwrap_or(raw);
 
-        // Legacy systrace: `var linuxPerfData = "\` then lines ending in `\n\`.
-        if LEGACY_START.find(text.as_bytes()).is_some() {
-            self.legacy = true;
-            self.wrapper("systrace-legacy");
-            self.skip(SkipReason::Markup);
-            return;
+        // Legacy systrace: `var linuxPerfData = "\` then lines ending in `\n\`. One
+        // look for it and for an HTML comment (`<!-- `, for `html_line`).
+        let mut comment = false;
+        let bytes = text.as_bytes();
+        for found in memchr::memchr2_iter(b'P', b'!', bytes) {
+            if bytes[found] == b'P' {
+                if found >= 9 && bytes[found - 9..].starts_with(b"var linuxPerfData") {
+                    self.legacy = true;
+                    self.wrapper("systrace-legacy");
+                    self.skip(SkipReason::Markup);
+                    return;
+                }
+            } else if found >= 1 && bytes[found - 1..].starts_with(b"<!-- ") {
+                comment = true;
+            }
         }
         if let Some(stripped) = text.strip_suffix("\\n\\") {
             text = stripped;
@@ -791,7 +803,7 @@ impl Parser {
 
         // Systrace HTML: only the text `trace-data` blocks hold trace lines.
         let mut trimmed = start.trim_end_ws();
-        if self.html_line(trimmed) {
+        if self.html_line(trimmed, comment) {
             return;
         }
 
@@ -827,8 +839,9 @@ impl Parser {
         }
     }
 
-    /// Handles systrace HTML structure; true when the line was consumed.
-    fn html_line(&mut self, trimmed: &str) -> bool {
+    /// Handles systrace HTML structure; true when the line was consumed. `comment`:
+    /// the line may hold `<!-- `.
+    fn html_line(&mut self, trimmed: &str, comment: bool) -> bool {
         let lower_start = |prefix: &str| {
             trimmed.len() >= prefix.len()
                 && trimmed.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
@@ -839,7 +852,7 @@ impl Parser {
             self.skip(SkipReason::Markup);
             return true;
         }
-        if HTML_COMMENT.find(trimmed.as_bytes()).is_some()
+        if comment
             && (trimmed.contains("<!-- BEGIN TRACE -->") || trimmed.contains("<!-- END TRACE -->"))
         {
             self.html = true;
@@ -1170,42 +1183,74 @@ fn is_ascii_ws(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
+/// Neither whitespace nor the start of a non-ASCII character.
+fn is_ascii_visible(byte: u8) -> bool {
+    byte > b' ' && byte < 0x80
+}
+
 impl TrimWs for str {
+    #[inline]
     fn trim_ws(&self) -> &str {
         self.trim_start_ws().trim_end_ws()
     }
 
+    #[inline]
     fn trim_start_ws(&self) -> &str {
-        let bytes = self.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            let byte = bytes[at];
-            if byte >= 0x80 {
-                return self[at..].trim_start();
-            }
-            if !is_ascii_ws(byte) {
-                break;
-            }
-            at += 1;
+        match self.as_bytes().first() {
+            Some(&byte) if !is_ascii_visible(byte) => trim_start_slow(self),
+            _ => self,
         }
-        &self[at..]
     }
 
+    #[inline]
     fn trim_end_ws(&self) -> &str {
-        let bytes = self.as_bytes();
-        let mut end = bytes.len();
-        while end > 0 {
-            let byte = bytes[end - 1];
-            if byte >= 0x80 {
-                return self[..end].trim_end();
-            }
-            if !is_ascii_ws(byte) {
-                break;
-            }
-            end -= 1;
+        match self.as_bytes().last() {
+            Some(&byte) if !is_ascii_visible(byte) => trim_end_slow(self),
+            _ => self,
         }
-        &self[..end]
     }
+}
+
+fn trim_start_slow(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // Headers are padded with runs of spaces: skip them 8 at a time.
+    while let Some(word) = bytes.get(at..at + 8) {
+        let not_spaces =
+            u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ 0x2020_2020_2020_2020;
+        if not_spaces != 0 {
+            at += (not_spaces.trailing_zeros() / 8) as usize;
+            break;
+        }
+        at += 8;
+    }
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte >= 0x80 {
+            return text[at..].trim_start();
+        }
+        if !is_ascii_ws(byte) {
+            break;
+        }
+        at += 1;
+    }
+    &text[at..]
+}
+
+fn trim_end_slow(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    while end > 0 {
+        let byte = bytes[end - 1];
+        if byte >= 0x80 {
+            return text[..end].trim_end();
+        }
+        if !is_ascii_ws(byte) {
+            break;
+        }
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn is_space(byte: u8) -> bool {
@@ -1269,8 +1314,9 @@ fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
     {
         return None;
     }
-    let (prefixed, name) = match name_token.rsplit_once(':') {
-        Some((_, name)) => (true, name),
+    // (Short: a loop beats a search.)
+    let (prefixed, name) = match name_token.bytes().rposition(|b| b == b':') {
+        Some(colon) => (true, &name_token[colon + 1..]),
         None => (false, name_token),
     };
     if name.is_empty() {
@@ -1312,8 +1358,8 @@ fn parse_timestamp(token: &str) -> Option<(u64, bool)> {
         }
         return None;
     }
-    let (secs, frac) = match token.split_once('.') {
-        Some((secs, frac)) => (secs, frac),
+    let (secs, frac) = match token.bytes().position(|b| b == b'.') {
+        Some(dot) => (&token[..dot], &token[dot + 1..]),
         None => (token, ""),
     };
     if secs.is_empty() || !secs.bytes().all(|b| b.is_ascii_digit()) {
@@ -1452,46 +1498,57 @@ fn leading_u32(text: &str) -> Option<(u32, &str)> {
     Some((u32::try_from(value).ok()?, rest))
 }
 
-/// The values of the keys `names` among `key=value` pairs: a value runs to the next
-/// ` key=` (so comms may hold spaces) and the first of a repeated key counts. A key
-/// starts the payload or follows a space or tab, and is a letter or `_` then letters,
-/// digits and `_`, up to its `=`.
-fn key_values<'a, const N: usize>(payload: &'a str, names: [&str; N]) -> [Option<&'a str>; N] {
+/// The values of the wanted keys among `key=value` pairs: `index` numbers each
+/// wanted key below `N` (and any other `N` or more). A value runs to the next ` key=`
+/// (so comms may hold spaces) and the first of a repeated key counts. A key starts
+/// the payload or follows a space or tab, and is a letter or `_` then letters, digits
+/// and `_`, up to its `=`.
+fn key_values<'a, const N: usize>(
+    payload: &'a str,
+    index: impl Fn(&str) -> usize,
+) -> [Option<&'a str>; N] {
     let bytes = payload.as_bytes();
     let mut values = [None; N];
-    // The key whose value is being read (its index in `names`, N for another key)
-    // and where its value starts.
+    // The key whose value is being read (its index) and where its value starts.
     let mut open: Option<(usize, usize)> = None;
-    let mut close = |open: Option<(usize, usize)>, value_end: usize| {
+    #[inline(always)]
+    fn close<'a, const N: usize>(
+        payload: &'a str,
+        values: &mut [Option<&'a str>; N],
+        open: Option<(usize, usize)>,
+        mut value_end: usize,
+    ) {
+        let bytes = payload.as_bytes();
         if let Some((index, value_start)) = open {
             if index < N && values[index].is_none() {
+                // The spaces before the next key first (the same trim, quicker).
+                while value_end > value_start && is_space(bytes[value_end - 1]) {
+                    value_end -= 1;
+                }
                 let value = payload[value_start..value_end].trim_ws();
                 values[index] = Some(value.strip_suffix("==>").unwrap_or(value).trim_end_ws());
             }
         }
-    };
-    let mut spaces = memchr::memchr2_iter(b' ', b'\t', bytes);
+    }
+    // Each word's start: the payload's, then after each space or tab.
     let mut start = 0;
-    loop {
-        if start < bytes.len() && (bytes[start].is_ascii_alphabetic() || bytes[start] == b'_') {
-            let end = start
-                + bytes[start..]
-                    .iter()
-                    .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
-                    .unwrap_or(bytes.len() - start);
-            if end < bytes.len() && bytes[end] == b'=' {
-                close(open, start);
-                let key = &payload[start..end];
-                let index = names.iter().position(|name| *name == key).unwrap_or(N);
-                open = Some((index, end + 1));
+    while start < bytes.len() {
+        let mut at = start;
+        if bytes[at].is_ascii_alphabetic() || bytes[at] == b'_' {
+            while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+                at += 1;
+            }
+            if at < bytes.len() && bytes[at] == b'=' {
+                close(payload, &mut values, open, start);
+                open = Some((index(&payload[start..at]), at + 1));
             }
         }
-        match spaces.next() {
-            Some(space) => start = space + 1,
-            None => break,
+        while at < bytes.len() && !is_space(bytes[at]) {
+            at += 1;
         }
+        start = at + 1;
     }
-    close(open, bytes.len());
+    close(payload, &mut values, open, bytes.len());
     values
 }
 
@@ -1503,9 +1560,11 @@ fn parse_i32(value: Option<&str>) -> Option<i32> {
     value?.parse().ok()
 }
 
-static PREV_PID_KEY: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new("prev_pid="));
-static PID_KEY: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("pid="));
+/// `text.contains(key + "=")`, by looking before each `=` (few in a payload).
+fn contains_key(text: &str, key: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'=', bytes).any(|eq| bytes[..eq].ends_with(key.as_bytes()))
+}
 
 fn parse_payload(kind: EventKind, payload: &str) -> Payload {
     let result = match kind {
@@ -1514,8 +1573,14 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             parse_wakeup(kind, payload)
         }
         EventKind::SchedMigrateTask => {
-            let [comm, pid, prio, orig_cpu, dest_cpu] =
-                key_values(payload, ["comm", "pid", "prio", "orig_cpu", "dest_cpu"]);
+            let [comm, pid, prio, orig_cpu, dest_cpu] = key_values(payload, |key| match key {
+                "comm" => 0,
+                "pid" => 1,
+                "prio" => 2,
+                "orig_cpu" => 3,
+                "dest_cpu" => 4,
+                _ => 5,
+            });
             (|| {
                 Some((
                     EventData::MigrateTask {
@@ -1530,8 +1595,13 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessFork => {
-            let [comm, pid, child_comm, child_pid] =
-                key_values(payload, ["comm", "pid", "child_comm", "child_pid"]);
+            let [comm, pid, child_comm, child_pid] = key_values(payload, |key| match key {
+                "comm" => 0,
+                "pid" => 1,
+                "child_comm" => 2,
+                "child_pid" => 3,
+                _ => 4,
+            });
             (|| {
                 Some((
                     EventData::ProcessFork {
@@ -1545,7 +1615,12 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessExec => {
-            let [filename, pid, old_pid] = key_values(payload, ["filename", "pid", "old_pid"]);
+            let [filename, pid, old_pid] = key_values(payload, |key| match key {
+                "filename" => 0,
+                "pid" => 1,
+                "old_pid" => 2,
+                _ => 3,
+            });
             (|| {
                 Some((
                     EventData::ProcessExec {
@@ -1558,7 +1633,12 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessExit => {
-            let [comm, pid, prio] = key_values(payload, ["comm", "pid", "prio"]);
+            let [comm, pid, prio] = key_values(payload, |key| match key {
+                "comm" => 0,
+                "pid" => 1,
+                "prio" => 2,
+                _ => 3,
+            });
             (|| {
                 Some((
                     EventData::ProcessExit {
@@ -1578,20 +1658,18 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
 }
 
 fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
-    if PREV_PID_KEY.find(payload.as_bytes()).is_some() {
+    if contains_key(payload, "prev_pid") {
         let [prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio] =
-            key_values(
-                payload,
-                [
-                    "prev_comm",
-                    "prev_pid",
-                    "prev_prio",
-                    "prev_state",
-                    "next_comm",
-                    "next_pid",
-                    "next_prio",
-                ],
-            );
+            key_values(payload, |key| match key {
+                "prev_comm" => 0,
+                "prev_pid" => 1,
+                "prev_prio" => 2,
+                "prev_state" => 3,
+                "next_comm" => 4,
+                "next_pid" => 5,
+                "next_prio" => 6,
+                _ => 7,
+            });
         let state_text = prev_state.unwrap_or("");
         let raw = !state_text.is_empty() && state_text.bytes().all(|b| b.is_ascii_digit());
         let data = EventData::Switch {
@@ -1633,11 +1711,16 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
 }
 
 fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadForm)> {
-    if PID_KEY.find(payload.as_bytes()).is_some() {
-        let [comm, pid, prio, target_cpu, cpu, success] = key_values(
-            payload,
-            ["comm", "pid", "prio", "target_cpu", "cpu", "success"],
-        );
+    if contains_key(payload, "pid") {
+        let [comm, pid, prio, target_cpu, cpu, success] = key_values(payload, |key| match key {
+            "comm" => 0,
+            "pid" => 1,
+            "prio" => 2,
+            "target_cpu" => 3,
+            "cpu" => 4,
+            "success" => 5,
+            _ => 6,
+        });
         let target = target_cpu.or(cpu);
         let target_cpu = match target {
             Some(text) => Some(text.parse().ok()?),
