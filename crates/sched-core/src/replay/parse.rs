@@ -1253,6 +1253,21 @@ fn trim_end_slow(text: &str) -> &str {
     &text[..end]
 }
 
+/// Letters, digits and `_`: the characters of a `key=`.
+fn is_key_char(byte: u8) -> bool {
+    static TABLE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut byte = 0;
+        while byte < 256 {
+            let b = byte as u8;
+            table[byte] = b.is_ascii_alphanumeric() || b == b'_';
+            byte += 1;
+        }
+        table
+    };
+    TABLE[byte as usize]
+}
+
 fn is_space(byte: u8) -> bool {
     byte == b' ' || byte == b'\t'
 }
@@ -1293,8 +1308,12 @@ fn trim_start_spaces(text: &str) -> &str {
 }
 
 /// Where the last word of `text` starts: after its last space or tab.
+/// (Words are short: a loop beats a vector search.)
 fn last_word_start(text: &str) -> usize {
-    memchr::memrchr2(b' ', b'\t', text.as_bytes()).map_or(0, |space| space + 1)
+    text.as_bytes()
+        .iter()
+        .rposition(|&b| is_space(b))
+        .map_or(0, |space| space + 1)
 }
 
 fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
@@ -1305,7 +1324,10 @@ fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
     // The event name: `name:` or perf's `sched:name:`, then the payload.
     let after = &line[colon + 1..];
     let after_trim = trim_start_spaces(after);
-    let name_end = memchr::memchr2(b' ', b'\t', after_trim.as_bytes()).unwrap_or(after_trim.len());
+    let name_end = after_trim
+        .bytes()
+        .position(is_space)
+        .unwrap_or(after_trim.len());
     let name_token = after_trim[..name_end].strip_suffix(':')?;
     if name_token.is_empty()
         || !name_token
@@ -1407,7 +1429,7 @@ fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
         flags = true;
         rest = rest[..start].trim_end_ws();
     }
-    let inner_start = memchr::memrchr(b'[', rest.as_bytes())?;
+    let inner_start = rest.bytes().rposition(|b| b == b'[')?;
     let inner = rest[inner_start + 1..].strip_suffix(']')?.trim_ws();
     if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -1419,7 +1441,7 @@ fn parse_header(header: &str) -> Option<(&str, u32, u32, Layout)> {
     rest = rest[..inner_start].trim_end_ws();
     let mut tgid = false;
     if rest.ends_with(')') {
-        let open = memchr::memrchr(b'(', rest.as_bytes())?;
+        let open = rest.bytes().rposition(|b| b == b'(')?;
         let inner = rest[open + 1..rest.len() - 1].trim_ws();
         if !inner.is_empty()
             && (inner.bytes().all(|b| b.is_ascii_digit()) || inner.bytes().all(|b| b == b'-'))
@@ -1535,7 +1557,7 @@ fn key_values<'a, const N: usize>(
     while start < bytes.len() {
         let mut at = start;
         if bytes[at].is_ascii_alphabetic() || bytes[at] == b'_' {
-            while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+            while at < bytes.len() && is_key_char(bytes[at]) {
                 at += 1;
             }
             if at < bytes.len() && bytes[at] == b'=' {
@@ -1560,10 +1582,11 @@ fn parse_i32(value: Option<&str>) -> Option<i32> {
     value?.parse().ok()
 }
 
-/// `text.contains(key + "=")`, by looking before each `=` (few in a payload).
+/// `text.contains(key + "=")`, by looking before each `=` (the key is usually one of
+/// the first: a loop beats a vector search).
 fn contains_key(text: &str, key: &str) -> bool {
     let bytes = text.as_bytes();
-    memchr::memchr_iter(b'=', bytes).any(|eq| bytes[..eq].ends_with(key.as_bytes()))
+    (0..bytes.len()).any(|eq| bytes[eq] == b'=' && bytes[..eq].ends_with(key.as_bytes()))
 }
 
 fn parse_payload(kind: EventKind, payload: &str) -> Payload {
