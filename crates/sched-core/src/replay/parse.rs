@@ -1520,18 +1520,83 @@ fn leading_u32(text: &str) -> Option<(u32, &str)> {
     Some((u32::try_from(value).ok()?, rest))
 }
 
-/// The values of the wanted keys among `key=value` pairs: `index` numbers each
-/// wanted key below `N` (and any other `N` or more). A value runs to the next ` key=`
+/// A payload key with its `=`, packed to be compared in one load.
+#[derive(Clone, Copy)]
+struct Key {
+    name: &'static str,
+    packed: u128,
+    mask: u128,
+}
+
+impl Key {
+    /// `name` (at most 15 bytes) followed by `=`.
+    const fn new(name: &'static str) -> Key {
+        let bytes = name.as_bytes();
+        assert!(bytes.len() < 16);
+        let mut packed = 0u128;
+        let mut at = 0;
+        while at < bytes.len() {
+            packed |= (bytes[at] as u128) << (8 * at);
+            at += 1;
+        }
+        packed |= (b'=' as u128) << (8 * at);
+        let mask = if at + 1 == 16 {
+            u128::MAX
+        } else {
+            (1u128 << (8 * (at + 1))) - 1
+        };
+        Key { name, packed, mask }
+    }
+
+    /// Whether `bytes` holds this key and its `=` at `start`.
+    #[inline]
+    fn is_at(&self, bytes: &[u8], start: usize) -> bool {
+        match bytes.get(start..start + 16) {
+            Some(window) => {
+                u128::from_le_bytes(window.try_into().expect("16 bytes")) & self.mask == self.packed
+            }
+            None => {
+                let end = start + self.name.len();
+                bytes.len() > end
+                    && &bytes[start..end] == self.name.as_bytes()
+                    && bytes[end] == b'='
+            }
+        }
+    }
+}
+
+/// The position of the first space or tab in `bytes` from `at` (or its length),
+/// eight bytes at a time.
+#[inline]
+fn next_space(bytes: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(window) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(window.try_into().expect("8 bytes"));
+        // Zero bytes where the spaces and tabs are; the lowest flagged byte is exact.
+        let spaces = word ^ (ONES * u64::from(b' '));
+        let tabs = word ^ (ONES * u64::from(b'\t'));
+        let found = (spaces.wrapping_sub(ONES) & !spaces | tabs.wrapping_sub(ONES) & !tabs) & HIGHS;
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && !is_space(bytes[at]) {
+        at += 1;
+    }
+    at
+}
+
+/// The values of `keys` among `key=value` pairs. A value runs to the next ` key=`
 /// (so comms may hold spaces) and the first of a repeated key counts. A key starts
 /// the payload or follows a space or tab, and is a letter or `_` then letters, digits
 /// and `_`, up to its `=`.
-fn key_values<'a, const N: usize>(
-    payload: &'a str,
-    index: impl Fn(&str) -> usize,
-) -> [Option<&'a str>; N] {
+fn key_values<'a, const N: usize>(payload: &'a str, keys: &[Key; N]) -> [Option<&'a str>; N] {
     let bytes = payload.as_bytes();
     let mut values = [None; N];
-    // The key whose value is being read (its index) and where its value starts.
+    // The key whose value is being read (its index in `keys`, N for another key) and
+    // where its value starts.
     let mut open: Option<(usize, usize)> = None;
     #[inline(always)]
     fn close<'a, const N: usize>(
@@ -1552,27 +1617,69 @@ fn key_values<'a, const N: usize>(
             }
         }
     }
+    // The key looked for first: the kernel prints them in `keys`' order.
+    let mut expected = 0;
     // Each word's start: the payload's, then after each space or tab.
     let mut start = 0;
     while start < bytes.len() {
         let mut at = start;
-        if bytes[at].is_ascii_alphabetic() || bytes[at] == b'_' {
+        if expected < N && keys[expected].is_at(bytes, start) {
+            close(payload, &mut values, open, start);
+            at = start + keys[expected].name.len() + 1;
+            open = Some((expected, at));
+            expected += 1;
+        } else if bytes[at].is_ascii_alphabetic() || bytes[at] == b'_' {
             while at < bytes.len() && is_key_char(bytes[at]) {
                 at += 1;
             }
             if at < bytes.len() && bytes[at] == b'=' {
                 close(payload, &mut values, open, start);
-                open = Some((index(&payload[start..at]), at + 1));
+                let key = &payload[start..at];
+                let index = keys.iter().position(|known| known.name == key).unwrap_or(N);
+                open = Some((index, at + 1));
+                if index < N {
+                    expected = index + 1;
+                }
             }
         }
-        while at < bytes.len() && !is_space(bytes[at]) {
-            at += 1;
-        }
-        start = at + 1;
+        start = next_space(bytes, at) + 1;
     }
     close(payload, &mut values, open, bytes.len());
     values
 }
+
+const MIGRATE_KEYS: [Key; 5] = [
+    Key::new("comm"),
+    Key::new("pid"),
+    Key::new("prio"),
+    Key::new("orig_cpu"),
+    Key::new("dest_cpu"),
+];
+const FORK_KEYS: [Key; 4] = [
+    Key::new("comm"),
+    Key::new("pid"),
+    Key::new("child_comm"),
+    Key::new("child_pid"),
+];
+const EXEC_KEYS: [Key; 3] = [Key::new("filename"), Key::new("pid"), Key::new("old_pid")];
+const EXIT_KEYS: [Key; 3] = [Key::new("comm"), Key::new("pid"), Key::new("prio")];
+const SWITCH_KEYS: [Key; 7] = [
+    Key::new("prev_comm"),
+    Key::new("prev_pid"),
+    Key::new("prev_prio"),
+    Key::new("prev_state"),
+    Key::new("next_comm"),
+    Key::new("next_pid"),
+    Key::new("next_prio"),
+];
+const WAKEUP_KEYS: [Key; 6] = [
+    Key::new("comm"),
+    Key::new("pid"),
+    Key::new("prio"),
+    Key::new("target_cpu"),
+    Key::new("cpu"),
+    Key::new("success"),
+];
 
 fn parse_u32(value: Option<&str>) -> Option<u32> {
     value?.parse().ok()
@@ -1596,14 +1703,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             parse_wakeup(kind, payload)
         }
         EventKind::SchedMigrateTask => {
-            let [comm, pid, prio, orig_cpu, dest_cpu] = key_values(payload, |key| match key {
-                "comm" => 0,
-                "pid" => 1,
-                "prio" => 2,
-                "orig_cpu" => 3,
-                "dest_cpu" => 4,
-                _ => 5,
-            });
+            let [comm, pid, prio, orig_cpu, dest_cpu] = key_values(payload, &MIGRATE_KEYS);
             (|| {
                 Some((
                     EventData::MigrateTask {
@@ -1618,13 +1718,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessFork => {
-            let [comm, pid, child_comm, child_pid] = key_values(payload, |key| match key {
-                "comm" => 0,
-                "pid" => 1,
-                "child_comm" => 2,
-                "child_pid" => 3,
-                _ => 4,
-            });
+            let [comm, pid, child_comm, child_pid] = key_values(payload, &FORK_KEYS);
             (|| {
                 Some((
                     EventData::ProcessFork {
@@ -1638,12 +1732,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessExec => {
-            let [filename, pid, old_pid] = key_values(payload, |key| match key {
-                "filename" => 0,
-                "pid" => 1,
-                "old_pid" => 2,
-                _ => 3,
-            });
+            let [filename, pid, old_pid] = key_values(payload, &EXEC_KEYS);
             (|| {
                 Some((
                     EventData::ProcessExec {
@@ -1656,12 +1745,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             })()
         }
         EventKind::SchedProcessExit => {
-            let [comm, pid, prio] = key_values(payload, |key| match key {
-                "comm" => 0,
-                "pid" => 1,
-                "prio" => 2,
-                _ => 3,
-            });
+            let [comm, pid, prio] = key_values(payload, &EXIT_KEYS);
             (|| {
                 Some((
                     EventData::ProcessExit {
@@ -1683,16 +1767,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
 fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
     if contains_key(payload, "prev_pid") {
         let [prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio] =
-            key_values(payload, |key| match key {
-                "prev_comm" => 0,
-                "prev_pid" => 1,
-                "prev_prio" => 2,
-                "prev_state" => 3,
-                "next_comm" => 4,
-                "next_pid" => 5,
-                "next_prio" => 6,
-                _ => 7,
-            });
+            key_values(payload, &SWITCH_KEYS);
         let state_text = prev_state.unwrap_or("");
         let raw = !state_text.is_empty() && state_text.bytes().all(|b| b.is_ascii_digit());
         let data = EventData::Switch {
@@ -1735,15 +1810,7 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
 
 fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadForm)> {
     if contains_key(payload, "pid") {
-        let [comm, pid, prio, target_cpu, cpu, success] = key_values(payload, |key| match key {
-            "comm" => 0,
-            "pid" => 1,
-            "prio" => 2,
-            "target_cpu" => 3,
-            "cpu" => 4,
-            "success" => 5,
-            _ => 6,
-        });
+        let [comm, pid, prio, target_cpu, cpu, success] = key_values(payload, &WAKEUP_KEYS);
         let target = target_cpu.or(cpu);
         let target_cpu = match target {
             Some(text) => Some(text.parse().ok()?),
