@@ -533,16 +533,18 @@ impl Parser {
             }
             return;
         };
-        let (lines, rest) = chunk.split_at(last_newline + 1);
-        if self.carry.is_empty() {
-            self.feed_lossy(lines);
-        } else {
+        let (mut lines, rest) = chunk.split_at(last_newline + 1);
+        if !self.carry.is_empty() {
+            // Only the line the carried bytes start is joined; the rest is read in place.
+            let first_end = memchr::memchr(b'\n', lines).expect("a newline") + 1;
             let mut joined = std::mem::take(&mut self.carry);
-            joined.extend_from_slice(lines);
+            joined.extend_from_slice(&lines[..first_end]);
             self.feed_lossy(&joined);
             joined.clear();
             self.carry = joined;
+            lines = &lines[first_end..];
         }
+        self.feed_lossy(lines);
         self.carry.extend_from_slice(rest);
     }
 
