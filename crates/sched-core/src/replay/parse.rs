@@ -1932,6 +1932,75 @@ mod tests {
     }
 
     #[test]
+    fn quick_trims_match_the_standard_ones() {
+        let texts = [
+            "",
+            " ",
+            "\t \r\n",
+            "abc",
+            "  abc  ",
+            "\u{3000} abc \u{a0}",
+            " \u{85}x\u{2029} ",
+            "         <idle>-0       [000]",
+            "\u{e9}t\u{e9} \u{2003}",
+            "\u{b}\u{c}x\u{1c}",
+        ];
+        for text in texts {
+            assert_eq!(text.trim_ws(), text.trim(), "{text:?}");
+            assert_eq!(text.trim_start_ws(), text.trim_start(), "{text:?}");
+            assert_eq!(text.trim_end_ws(), text.trim_end(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn payload_scans_match_plain_loops() {
+        let texts = [
+            "",
+            "a",
+            "prev_comm=a b prev_pid=1",
+            "x\ty z",
+            "0123456789abcdef 0123456789\tabcdef",
+            "\u{e9}\u{e9}\u{e9}\u{e9} \u{e9}",
+        ];
+        for text in texts {
+            let bytes = text.as_bytes();
+            for at in 0..=bytes.len() {
+                let plain = (at..bytes.len())
+                    .find(|&i| is_space(bytes[i]))
+                    .unwrap_or(bytes.len());
+                assert_eq!(next_space(bytes, at), plain, "{text:?} from {at}");
+                let key = Key::new("prev_pid");
+                assert_eq!(
+                    key.is_at(bytes, at),
+                    bytes[at..].starts_with(b"prev_pid="),
+                    "{text:?} at {at}"
+                );
+            }
+            for key in ["prev_pid", "pid", "b"] {
+                assert_eq!(
+                    contains_key(text, key),
+                    text.contains(&format!("{key}=")),
+                    "{text:?} {key}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn payload_keys_in_any_order() {
+        let keys = [Key::new("comm"), Key::new("pid"), Key::new("prio")];
+        assert_eq!(
+            key_values("prio=120 comm=a b ==> pid=7 pid=8 x=1", &keys),
+            [Some("a b"), Some("7"), Some("120")]
+        );
+        assert_eq!(
+            key_values("comm=  spaced  \tpid=", &keys),
+            [Some("spaced"), Some(""), None]
+        );
+        assert_eq!(key_values("xcomm=1 _=2", &keys), [None, None, None]);
+    }
+
+    #[test]
     fn prev_states() {
         assert_eq!(PrevState::parse("R+"), PrevState::Preempted);
         assert_eq!(PrevState::parse("D|K"), PrevState::Blocked);
