@@ -382,6 +382,9 @@ pub struct Parser {
     event_counts: [u64; EventKind::ALL.len()],
     cpu_bits: Vec<u64>,
     tasks: HashMap<u32, String, BuildHasherDefault<PidHasher>>,
+    /// The timestamps of the first and last event lines, in seconds at `finish`.
+    first_ts_ns: Option<u64>,
+    last_ts_ns: Option<u64>,
 }
 
 /// The layouts an event line is counted under while reading (the flagless lines
@@ -598,6 +601,8 @@ impl Parser {
             }
         }
         self.report.tasks.extend(self.tasks.drain());
+        self.report.first_ts = self.first_ts_ns.map(|ns| ns as f64 / 1e9);
+        self.report.last_ts = self.last_ts_ns.map(|ns| ns as f64 / 1e9);
         if self.flagless_lines > 0 {
             let name = if self.trace_cmd_raw {
                 "trace-cmd-raw"
@@ -938,11 +943,8 @@ impl Parser {
     }
 
     fn event_line(&mut self, head: Head<'_>, line_no: u64) {
-        let seconds = head.ts_ns as f64 / 1e9;
-        if self.report.first_ts.is_none() {
-            self.report.first_ts = Some(seconds);
-        }
-        self.report.last_ts = Some(seconds);
+        self.first_ts_ns.get_or_insert(head.ts_ns);
+        self.last_ts_ns = Some(head.ts_ns);
         let min = self.report.min_ts_ns.get_or_insert(head.ts_ns);
         *min = (*min).min(head.ts_ns);
         let max = self.report.max_ts_ns.get_or_insert(head.ts_ns);
@@ -1331,15 +1333,19 @@ fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
         .position(is_space)
         .unwrap_or(after_trim.len());
     let name_token = after_trim[..name_end].strip_suffix(':')?;
-    if name_token.is_empty()
-        || !name_token
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
-    {
+    if name_token.is_empty() {
         return None;
     }
-    // (Short: a loop beats a search.)
-    let (prefixed, name) = match name_token.bytes().rposition(|b| b == b':') {
+    // Letters, digits, `_` and `:`; the last `:` ends perf's `sched:` prefix.
+    let mut last_colon = None;
+    for (at, byte) in name_token.bytes().enumerate() {
+        if byte == b':' {
+            last_colon = Some(at);
+        } else if !is_key_char(byte) {
+            return None;
+        }
+    }
+    let (prefixed, name) = match last_colon {
         Some(colon) => (true, &name_token[colon + 1..]),
         None => (false, name_token),
     };
