@@ -20,6 +20,10 @@ function fixed(value: number | undefined, digits: number): string {
   return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+function megabytesPerSecond(bytes: number, ms: number): string {
+  return (bytes / 1e6 / Math.max(ms / 1000, 1e-6)).toFixed(0);
+}
+
 function percent(progress: LogProgress): number {
   return progress.total === 0 ? 100 : Math.min(100, Math.floor((100 * progress.read) / progress.total));
 }
@@ -182,8 +186,8 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
             </p>
           )}
           <p className="muted" data-testid="replay-reading">
-            Read {formatBytes(status.reading.bytes)} in {(status.reading.readMs / 1000).toFixed(2)} s (
-            {(status.reading.bytes / 1e6 / Math.max(status.reading.readMs / 1000, 1e-6)).toFixed(0)} MB/s), ready to play in{' '}
+            Read {formatBytes(status.reading.bytes)} in {(status.reading.readMs / 1000).toFixed(2)} s ({megabytesPerSecond(status.reading.bytes, status.reading.readMs)}{' '}
+            MB/s; the parser's part {(status.reading.parseMs / 1000).toFixed(2)} s, {megabytesPerSecond(status.reading.bytes, status.reading.parseMs)} MB/s), ready to play in{' '}
             {(status.reading.totalMs / 1000).toFixed(2)} s; the engine holds {formatBytes(status.reading.wasmBytes)}.
           </p>
           <ReplayReportView

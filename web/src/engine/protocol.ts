@@ -155,10 +155,15 @@ export interface LogProgress {
   readonly total: number;
 }
 
-/** How a log was read: its text's bytes (decompressed), the wall time of the streamed read and parse, of the whole open, and the worker's wasm memory after. */
+/**
+ * How a log was read: its text's bytes (decompressed), the wall time of the streamed
+ * read and parse, of the parser's own part of it, of the whole open, and the
+ * worker's wasm memory after.
+ */
 export interface LogReading {
   readonly bytes: number;
   readonly readMs: number;
+  readonly parseMs: number;
   readonly totalMs: number;
   readonly wasmBytes: number;
 }

@@ -47,6 +47,8 @@ let handle: Source | undefined;
 let logGeneration = 0;
 /** Progress is posted at most this often while a log is read. */
 const PROGRESS_EVERY_MS = 100;
+/** A plain log is read in slices of this many bytes. */
+const READ_SLICE_BYTES = 4 << 20;
 let traceCursor = 0;
 /** The trace record from which the next frame reads context switches (all of them, uncapped). */
 let switchCursor = 0;
@@ -240,32 +242,55 @@ const engine = {
     const total = file.size;
     let read = 0;
     const gzip = isGzip(new Uint8Array(await file.slice(0, 2).arrayBuffer()));
-    const counted = file.stream().pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          read += chunk.byteLength;
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    const bytes = gzip ? counted.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>) : counted;
-    const chunks = bytes.getReader();
     const reader = new LogReader();
     let lastPost = 0;
+    let parseMs = 0;
+    const fed = (chunk: Uint8Array) => {
+      const before = performance.now();
+      reader.feed(chunk);
+      const now = performance.now();
+      parseMs += now - before;
+      if (progress && now - lastPost >= PROGRESS_EVERY_MS) {
+        lastPost = now;
+        progress({ read, total });
+      }
+    };
+    const cancelled = (): LogOpenResult => {
+      reader.free();
+      return { ok: false, cancelled: true };
+    };
     try {
-      for (;;) {
-        const { done, value } = await chunks.read();
-        if (generation !== logGeneration) {
-          await chunks.cancel();
-          reader.free();
-          return { ok: false, cancelled: true };
+      if (!gzip) {
+        // Plain text: large slices of the file (a stream's 64 KiB chunks cost a turn
+        // each), the next one read while this one is parsed.
+        const sliceAt = (at: number) => file.slice(at, Math.min(total, at + READ_SLICE_BYTES)).arrayBuffer();
+        let next = total > 0 ? sliceAt(0) : undefined;
+        for (let at = 0; next; ) {
+          const slice = new Uint8Array(await next);
+          if (generation !== logGeneration) return cancelled();
+          at += slice.byteLength;
+          next = at < total && slice.byteLength > 0 ? sliceAt(at) : undefined;
+          read = at;
+          fed(slice);
         }
-        if (done) break;
-        reader.feed(value);
-        const now = performance.now();
-        if (progress && now - lastPost >= PROGRESS_EVERY_MS) {
-          lastPost = now;
-          progress({ read, total });
+      } else {
+        const counted = file.stream().pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              read += chunk.byteLength;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        const chunks = counted.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+        for (;;) {
+          const { done, value } = await chunks.read();
+          if (generation !== logGeneration) {
+            await chunks.cancel();
+            return cancelled();
+          }
+          if (done) break;
+          fed(value);
         }
       }
     } catch (error) {
@@ -285,7 +310,7 @@ const engine = {
     const replay = JSON.parse(next.replay_json()) as ReplayResult;
     const loaded = { ...swapIn(next), log: { name } };
     const frame = frameOf(next);
-    const reading: LogReading = { bytes: textBytes, readMs, totalMs: performance.now() - started, wasmBytes: wasm.memory.buffer.byteLength };
+    const reading: LogReading = { bytes: textBytes, readMs, parseMs, totalMs: performance.now() - started, wasmBytes: wasm.memory.buffer.byteLength };
     return Comlink.transfer({ ok: true, loaded, frame, replay, reading }, []);
   },
 
