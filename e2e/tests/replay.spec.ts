@@ -159,7 +159,7 @@ test('a gzip-compressed log file opens, and garbage gives a report, not a crash'
 test('a large log shows its progress and can be cancelled, and the scenario stays', async ({ page }) => {
   const dir = await mkdtemp(join(tmpdir(), 'schedlab-replay-'));
   try {
-    // About 300 MB: switches and wakeups of 64 tasks on 8 CPUs.
+    // About 600 MB (two seconds of reading or more): switches and wakeups of 64 tasks on 8 CPUs.
     const lines: string[] = [];
     for (let i = 0; i < 4096; i += 1) {
       const cpu = i % 8;
@@ -170,16 +170,16 @@ test('a large log shows its progress and can be cancelled, and the scenario stay
     }
     const block = Buffer.from(lines.join('\n') + '\n');
     const path = join(dir, 'big-trace.txt');
-    await writeFile(path, Buffer.concat(Array.from({ length: Math.ceil(300e6 / block.length) }, () => block)));
+    await writeFile(path, Buffer.concat(Array.from({ length: Math.ceil(600e6 / block.length) }, () => block)));
 
     await openApp(page);
     const replay = page.getByRole('region', { name: 'Replay' });
     await replay.getByLabel('Open a log file').setInputFiles(path);
-    await expect(replay.getByTestId('replay-file')).toContainText(/big-trace\.txt \(3\d\d\.\d MB\)/);
+    await expect(replay.getByTestId('replay-file')).toContainText(/big-trace\.txt \(6\d\d\.\d MB\)/);
     await replay.getByRole('button', { name: 'Replay', exact: true }).click();
     const progress = replay.getByRole('progressbar', { name: 'Reading the log' });
     await expect(progress).toBeVisible();
-    await expect(replay.getByRole('status')).toContainText(/Reading big-trace\.txt: \d+ % \([\d.]+ [KMG]?B of 3\d\d\.\d MB\)/);
+    await expect(replay.getByRole('status')).toContainText(/Reading big-trace\.txt: \d+ % \([\d.]+ [KMG]?B of 6\d\d\.\d MB\)/);
     await replay.getByRole('button', { name: 'Cancel' }).click();
     await expect(replay.getByRole('status')).toContainText('Cancelled reading big-trace.txt; the scenario that was loaded stays.');
     await waitIdle(page);
