@@ -3,7 +3,7 @@
 // warm), and prints the panel's own figures: the text's size, the streamed read
 // and parse (MB/s), the whole open (report, what-if scenario, player) and the
 // engine worker's wasm memory after the first open.
-// Usage: node scripts/parse-bench.mjs FILE   (run by `npm run bench` after a build)
+// Usage: [PARSE_BENCH_RUNS=N] node scripts/parse-bench.mjs FILE   (run by `npm run bench` after a build)
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,8 @@ try {
   await page.goto(`http://127.0.0.1:${PORT}/`);
   await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
   const replay = page.getByRole('region', { name: 'Replay' });
-  for (let run = 1; run <= 3; run += 1) {
+  const runs = Number(process.env.PARSE_BENCH_RUNS ?? 3);
+  for (let run = 1; run <= runs; run += 1) {
     await replay.getByLabel('Open a log file').setInputFiles(file);
     await replay.getByRole('button', { name: 'Replay', exact: true }).click();
     const reading = replay.getByTestId('replay-reading');
