@@ -477,6 +477,12 @@ impl Parser {
         self.carry.extend_from_slice(rest);
     }
 
+    /// Bytes of input held and not yet read: the pending line, the bytes after
+    /// [`Parser::feed_bytes`]'s last newline, and the line held back one line.
+    pub fn buffered_bytes(&self) -> usize {
+        self.pending.len() + self.carry.len() + self.held.as_ref().map_or(0, |(_, text)| text.len())
+    }
+
     /// Reads the last line (if it has no newline), sorts the events and returns them
     /// with the report.
     pub fn finish(mut self) -> ParsedTrace {
