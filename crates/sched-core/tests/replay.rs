@@ -673,3 +673,25 @@ proptest! {
         replay(&parsed, None);
     }
 }
+
+#[test]
+fn a_long_line_start_after_a_newline_is_not_held() {
+    // One chunk with a newline, then more than two lines' worth of bytes without one:
+    // the start of that line is skipped as too long, not carried whole.
+    let mut parser = Parser::new();
+    let mut chunk = b"a line\n".to_vec();
+    chunk.extend(std::iter::repeat_n(b'x', 10 * MAX_LINE_BYTES));
+    parser.feed_bytes(&chunk);
+    assert!(
+        parser.buffered_bytes() <= MAX_LINE_BYTES,
+        "{} bytes held",
+        parser.buffered_bytes()
+    );
+    parser.feed_bytes(b"xx\nlast\n");
+    let parsed = parser.finish();
+    assert_eq!(parsed.report.lines, 3);
+    assert_eq!(
+        parsed.report.skipped[&SkipReason::TooLong].first_lines,
+        vec![2]
+    );
+}

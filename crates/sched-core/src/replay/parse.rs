@@ -457,11 +457,7 @@ impl Parser {
     pub fn feed_bytes(&mut self, chunk: &[u8]) {
         let Some(last_newline) = chunk.iter().rposition(|&byte| byte == b'\n') else {
             self.carry.extend_from_slice(chunk);
-            if self.carry.len() > 2 * MAX_LINE_BYTES {
-                // Skipped as too long anyway: give what there is and keep nothing.
-                let carry = std::mem::take(&mut self.carry);
-                self.feed(&String::from_utf8_lossy(&carry));
-            }
+            self.bound_carry();
             return;
         };
         let (lines, rest) = chunk.split_at(last_newline + 1);
@@ -475,6 +471,16 @@ impl Parser {
             self.carry = joined;
         }
         self.carry.extend_from_slice(rest);
+        self.bound_carry();
+    }
+
+    /// A carried line start longer than twice [`MAX_LINE_BYTES`] is skipped as too
+    /// long anyway: give what there is and keep nothing.
+    fn bound_carry(&mut self) {
+        if self.carry.len() > 2 * MAX_LINE_BYTES {
+            let carry = std::mem::take(&mut self.carry);
+            self.feed(&String::from_utf8_lossy(&carry));
+        }
     }
 
     /// Bytes of input held and not yet read: the pending line, the bytes after
