@@ -2,8 +2,8 @@
 # Fuzzes the ftrace parser and the scenario loader with cargo-fuzz (libFuzzer on the
 # nightly toolchain): each target for SECONDS (default 60, or $FUZZ_SECONDS).
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
-# Targets: replay_parse, scenario_load, scenario_mutate (all by default). A crash
-# leaves its input in fuzz/artifacts/TARGET/; replay it with
+# Targets: replay_parse, replay_resimulate, scenario_load, scenario_mutate (all by
+# default). A crash leaves its input in fuzz/artifacts/TARGET/; replay it with
 #   cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/crash-...
 # and shrink it with `cargo +nightly fuzz tmin TARGET ...`.
 set -euo pipefail
@@ -17,7 +17,7 @@ fi
 shift $(($# > 0 ? 1 : 0))
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(replay_parse scenario_load scenario_mutate)
+  targets=(replay_parse replay_resimulate scenario_load scenario_mutate)
 fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then
@@ -30,12 +30,18 @@ fi
 
 # Seed corpora (the fuzzer adds what it finds; none of it is committed).
 corpus=fuzz/corpus
-mkdir -p "$corpus/replay_parse" "$corpus/scenario_load" "$corpus/scenario_mutate" fuzz/target
+for target in replay_parse replay_resimulate scenario_load scenario_mutate; do
+  mkdir -p "$corpus/$target"
+done
+mkdir -p fuzz/target
 for fixture in crates/sched-core/tests/fixtures/ftrace/*; do
   name=$(basename "$fixture")
   # The first byte is the chunk size: 0 reads the rest at once.
   { printf '\x00'; cat "$fixture"; } >"$corpus/replay_parse/seed-whole-$name"
   { printf '\x07'; cat "$fixture"; } >"$corpus/replay_parse/seed-7-$name"
+  # replay_resimulate: the first byte picks the machine (even: the flat one).
+  { printf '\x00'; cat "$fixture"; } >"$corpus/replay_resimulate/seed-flat-$name"
+  { printf '\x01'; cat "$fixture"; } >"$corpus/replay_resimulate/seed-preset-$name"
 done
 scenarios=()
 for scenario in scenarios/*.json; do
@@ -55,6 +61,7 @@ failed=()
 for target in "${targets[@]}"; do
   case "$target" in
     replay_parse) max_len=140000 dict=fuzz/ftrace.dict ;; # past 2 x MAX_LINE_BYTES
+    replay_resimulate) max_len=16384 dict=fuzz/ftrace.dict ;;
     scenario_load) max_len=16384 dict=fuzz/target/scenario.dict ;;
     scenario_mutate) max_len=512 dict=fuzz/target/scenario.dict ;;
     *)
