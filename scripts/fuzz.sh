@@ -43,6 +43,11 @@ for fixture in crates/sched-core/tests/fixtures/ftrace/*; do
   { printf '\x00'; cat "$fixture"; } >"$corpus/replay_resimulate/seed-flat-$name"
   { printf '\x01'; cat "$fixture"; } >"$corpus/replay_resimulate/seed-preset-$name"
 done
+# Lines past MAX_LINE_BYTES (64 KiB), which mutation alone rarely grows.
+long_line() { head -c "$1" /dev/zero | tr '\0' "$2"; }
+current=crates/sched-core/tests/fixtures/ftrace/ftrace_current.txt
+{ printf '\x00'; long_line 70000 x; printf '\n'; cat "$current"; } >"$corpus/replay_parse/seed-long-line"
+{ printf '\x00'; cat "$current"; long_line 135000 '\377'; } >"$corpus/replay_parse/seed-long-tail"
 scenarios=()
 for scenario in scenarios/*.json; do
   case "$scenario" in *.schema.json) continue ;; esac
