@@ -186,3 +186,42 @@ fn set_reads_the_value_by_the_fields_type() {
         "`workloads.0.cputime_us`: expected an integer, got `1ms`"
     );
 }
+
+/// A cgroup tree as large as the schema allows.
+const HUGE_TREE: &str = r#"{ "kind": "cgroup_tree", "depth": 8, "width": 64,
+  "leaf": { "message_threads": 64, "worker_threads": 256, "cputime_us": 1000, "sleeptime_us": 500 } }"#;
+
+#[test]
+fn task_counts_too_large_for_any_integer_are_refused() {
+    // Four of the largest trees create more tasks than a u64 holds.
+    let text = GOOD.replace(
+        r#""workloads": ["#,
+        &format!(r#""workloads": [{HUGE_TREE}, {HUGE_TREE}, {HUGE_TREE}, {HUGE_TREE}, "#),
+    );
+    let found = messages(&text);
+    assert!(
+        found
+            .iter()
+            .any(|message| message.starts_with("workloads: the workloads create")),
+        "{found:?}"
+    );
+
+    // Without the schema (the browser's Rust, which Ajv guards): a depth past the
+    // schema's range makes width^depth saturate, and the check still answers.
+    let mut value = parse_json(&GOOD.replace(
+        r#""workloads": ["#,
+        &format!(
+            r#""workloads": [{}, "#,
+            HUGE_TREE.replace("\"depth\": 8", "\"depth\": 255")
+        ),
+    ))
+    .unwrap();
+    let scenario: sched_core::Scenario = serde_json::from_value(value.take()).unwrap();
+    let errors: Vec<String> = scenario.check().iter().map(ToString::to_string).collect();
+    assert!(
+        errors
+            .iter()
+            .any(|message| message.starts_with("workloads.0.width: width^depth makes")),
+        "{errors:?}"
+    );
+}
