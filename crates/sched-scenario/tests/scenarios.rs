@@ -225,3 +225,25 @@ fn task_counts_too_large_for_any_integer_are_refused() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn a_task_starting_past_any_time_never_forks() {
+    // 18446744073709552 us is just past u64::MAX ns: multiplied by 1000 it wrapped to
+    // 384 ns (or overflowed), so the task forked at once.
+    for start_us in ["18446744073709552", "9223372036854775807"] {
+        let late = format!(
+            r#"{{ "kind": "tasks", "tasks": [ {{ "comm": "late", "count": 1, "start_us": {start_us},
+              "program": [ {{ "op": "run", "duration": {{ "dist": "fixed", "us": 100.0 }} }} ] }} ] }}"#
+        );
+        let text = GOOD.replace(r#""workloads": ["#, &format!(r#""workloads": [{late}, "#));
+        let scenario = parse_scenario(&text).unwrap_or_else(|errors| panic!("{errors:?}"));
+        let mut sim = sched_core::Simulator::new(&scenario).unwrap();
+        sim.run_to_end();
+        let task = sim.tasks.iter().find(|task| task.comm == "late").unwrap();
+        assert_eq!(
+            task.state,
+            sched_core::task::TaskState::Unborn,
+            "start_us {start_us}"
+        );
+    }
+}
