@@ -14,7 +14,9 @@ const GOOD: &str = r#"{
   "hotplug": [ { "at_ms": 2, "cpu": 1, "online": false } ],
   "workloads": [
     { "kind": "schbench", "message_threads": 1, "worker_threads": 2, "cputime_us": 100, "sleeptime_us": 100 },
-    { "kind": "stream", "threads": 2, "array_size": 2000, "ntimes": 2 }
+    { "kind": "stream", "threads": 2, "array_size": 2000, "ntimes": 2 },
+    { "kind": "tasks", "tasks": [ { "comm": "t", "count": 2, "start_us": 100, "cpus": "0-3",
+      "program": [ { "op": "run", "duration": { "dist": "fixed", "us": 100.0 } }, { "op": "sleep", "duration": { "dist": "fixed", "us": 50.0 } } ] } ] }
   ]
 }"#;
 
