@@ -247,3 +247,21 @@ fn a_task_starting_past_any_time_never_forks() {
         );
     }
 }
+
+#[test]
+fn durations_too_long_for_nanoseconds_run_past_the_end() {
+    // 1e300 us is a valid number; in nanoseconds it saturated to u64::MAX, and the
+    // run's wall time (work * 1000 / speed) overflowed.
+    let endless = r#"{ "kind": "tasks", "tasks": [ { "comm": "endless", "count": 2,
+      "program": [ { "op": "run", "duration": { "dist": "fixed", "us": 1e300 } },
+                   { "op": "sleep", "duration": { "dist": "uniform", "min_us": 0, "max_us": 1e300 } } ] } ] }"#;
+    let text = GOOD.replace(
+        r#""workloads": ["#,
+        &format!(r#""workloads": [{endless}, "#),
+    );
+    let scenario = parse_scenario(&text).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let mut sim = sched_core::Simulator::new(&scenario).unwrap();
+    sim.run_to_end();
+    let summary = sim.summary("endless");
+    assert!(summary.context_switches > 0);
+}
