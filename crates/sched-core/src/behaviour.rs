@@ -32,12 +32,17 @@ pub enum Dist {
     },
 }
 
+/// The longest duration a [`Dist`] draws, in nanoseconds (about 104 days): longer
+/// than any run, and far enough below `u64::MAX` that the model's arithmetic on
+/// times and work (wall time is work * 1000 / speed) cannot overflow.
+pub const MAX_SAMPLE_NS: u64 = 1 << 53;
+
 impl Dist {
     pub fn fixed_us(us: f64) -> Dist {
         Dist::Fixed { us }
     }
 
-    /// Draws a duration in nanoseconds.
+    /// Draws a duration in nanoseconds, at most [`MAX_SAMPLE_NS`].
     pub fn sample_ns(&self, rng: &mut SimRng) -> u64 {
         let us = match *self {
             Dist::Fixed { us } => us,
@@ -50,7 +55,7 @@ impl Dist {
                 max_us,
             } => (mean_us + stddev_us * rng.next_standard_normal()).clamp(min_us, max_us),
         };
-        (us.max(0.0) * 1_000.0) as u64
+        ((us.max(0.0) * 1_000.0) as u64).min(MAX_SAMPLE_NS)
     }
 
     /// Checks the parameters; the message names the bad field.

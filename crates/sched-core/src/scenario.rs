@@ -288,7 +288,9 @@ impl Scenario {
                 message: "must list at least one workload".into(),
             });
         }
-        let mut n_tasks = 0usize;
+        // In u64, saturating: a usize sum (32 bits in WebAssembly) of large workloads
+        // could wrap to below the limit.
+        let mut n_tasks = 0u64;
         for (idx, workload) in self.workloads.iter().enumerate() {
             for (path, message) in workload.check() {
                 errors.push(ScenarioError {
@@ -320,9 +322,9 @@ impl Scenario {
                     }
                 }
             }
-            n_tasks += workload.task_count() as usize;
+            n_tasks = n_tasks.saturating_add(workload.task_count());
         }
-        if n_tasks > MAX_TASKS {
+        if n_tasks > MAX_TASKS as u64 {
             errors.push(ScenarioError {
                 path: "workloads".into(),
                 message: format!(

@@ -16,11 +16,13 @@ impl SimTime {
     pub const fn from_ns(ns: u64) -> Self {
         SimTime(ns)
     }
+    /// Saturating: a time past `u64::MAX` ns is [`SimTime::MAX`], never.
     pub const fn from_us(us: u64) -> Self {
-        SimTime(us * 1_000)
+        SimTime(us.saturating_mul(1_000))
     }
+    /// Saturating, as [`SimTime::from_us`].
     pub const fn from_ms(ms: u64) -> Self {
-        SimTime(ms * 1_000_000)
+        SimTime(ms.saturating_mul(1_000_000))
     }
     pub const fn as_ns(self) -> u64 {
         self.0

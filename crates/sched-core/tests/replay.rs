@@ -673,3 +673,127 @@ proptest! {
         replay(&parsed, None);
     }
 }
+
+#[test]
+fn a_long_line_start_after_a_newline_is_not_held() {
+    // One chunk with a newline, then more than two lines' worth of bytes without one:
+    // the start of that line is skipped as too long, not carried whole.
+    let mut parser = Parser::new();
+    let mut chunk = b"a line\n".to_vec();
+    chunk.extend(std::iter::repeat_n(b'x', 10 * MAX_LINE_BYTES));
+    parser.feed_bytes(&chunk);
+    assert!(
+        parser.buffered_bytes() <= MAX_LINE_BYTES,
+        "{} bytes held",
+        parser.buffered_bytes()
+    );
+    parser.feed_bytes(b"xx\nlast\n");
+    let parsed = parser.finish();
+    assert_eq!(parsed.report.lines, 3);
+    assert_eq!(
+        parsed.report.skipped[&SkipReason::TooLong].first_lines,
+        vec![2]
+    );
+}
+
+/// Bytes that read as a trace in places: whole lines of a fixture, random bytes,
+/// newlines, and characters of two to four bytes (which chunking may cut).
+fn trace_like_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let lines: Vec<Vec<u8>> = fixture_text("ftrace_current.txt")
+        .lines()
+        .map(|line| format!("{line}\n").into_bytes())
+        .collect();
+    let piece = prop_oneof![
+        3 => proptest::sample::select(lines),
+        3 => proptest::collection::vec(any::<u8>(), 0..48),
+        1 => Just(b"\n".to_vec()),
+        1 => Just("\u{e9}\u{20ac}\u{1f600}".as_bytes().to_vec()),
+        1 => Just(b"\r\n> ".to_vec()),
+    ];
+    proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+}
+
+/// Feeds `bytes` in chunks of the given sizes (repeated), checking after each how
+/// much the parser holds; returns the result and the most it held.
+fn feed_in_chunks(bytes: &[u8], sizes: &[usize]) -> (ParsedTrace, usize) {
+    let mut parser = Parser::new();
+    let mut most = 0;
+    let mut rest = bytes;
+    for size in sizes.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, tail) = rest.split_at((*size).clamp(1, rest.len()));
+        parser.feed_bytes(chunk);
+        most = most.max(parser.buffered_bytes());
+        rest = tail;
+    }
+    (parser.finish(), most)
+}
+
+/// Runs of one byte (an ASCII letter, a byte that is never UTF-8, the first byte of a
+/// three-byte character), each up to four lines' worth long, some ending in a newline.
+fn long_runs(newlines: bool) -> impl Strategy<Value = Vec<u8>> {
+    let run = (
+        0..4 * MAX_LINE_BYTES,
+        prop_oneof![Just(b'x'), Just(0xff_u8), Just(0xe2_u8)],
+        any::<bool>(),
+    );
+    proptest::collection::vec(run, 1..5).prop_map(move |runs| {
+        let mut bytes = Vec::new();
+        for (len, byte, newline) in runs {
+            bytes.extend(std::iter::repeat_n(byte, len));
+            if newlines && newline {
+                bytes.push(b'\n');
+            }
+        }
+        bytes
+    })
+}
+
+fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
+    proptest::collection::vec(
+        prop_oneof![1usize..64, MAX_LINE_BYTES..8 * MAX_LINE_BYTES],
+        1..6,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(
+        bytes in trace_like_bytes(),
+        sizes in proptest::collection::vec(1usize..300, 1..8),
+    ) {
+        let whole = parse(&String::from_utf8_lossy(&bytes));
+        let (parsed, _) = feed_in_chunks(&bytes, &sizes);
+        prop_assert_eq!(&parsed, &whole);
+        let report = &parsed.report;
+        prop_assert_eq!(report.lines, report.skipped_total() + report.events_total());
+        replay(&parsed, None);
+        derive_workload(&parsed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Without a newline nothing is read, and the parser holds at most two lines'
+    /// worth of the bytes (past that the line is skipped as too long unread).
+    #[test]
+    fn bytes_without_newlines_are_not_held(bytes in long_runs(false), sizes in chunk_sizes()) {
+        let (parsed, most) = feed_in_chunks(&bytes, &sizes);
+        prop_assert!(most <= 2 * MAX_LINE_BYTES, "{} bytes held", most);
+        prop_assert_eq!(parsed.report.lines, u64::from(!bytes.is_empty()));
+    }
+
+    /// With long lines: at most the line held back one line (itself at most
+    /// `MAX_LINE_BYTES`) and two lines' worth of bytes not yet read.
+    #[test]
+    fn long_lines_are_not_held(bytes in long_runs(true), sizes in chunk_sizes()) {
+        let (parsed, most) = feed_in_chunks(&bytes, &sizes);
+        prop_assert!(most <= 3 * MAX_LINE_BYTES, "{} bytes held", most);
+        prop_assert_eq!(parsed, parse(&String::from_utf8_lossy(&bytes)));
+    }
+}

@@ -186,3 +186,82 @@ fn set_reads_the_value_by_the_fields_type() {
         "`workloads.0.cputime_us`: expected an integer, got `1ms`"
     );
 }
+
+/// A cgroup tree as large as the schema allows.
+const HUGE_TREE: &str = r#"{ "kind": "cgroup_tree", "depth": 8, "width": 64,
+  "leaf": { "message_threads": 64, "worker_threads": 256, "cputime_us": 1000, "sleeptime_us": 500 } }"#;
+
+#[test]
+fn task_counts_too_large_for_any_integer_are_refused() {
+    // Four of the largest trees create more tasks than a u64 holds.
+    let text = GOOD.replace(
+        r#""workloads": ["#,
+        &format!(r#""workloads": [{HUGE_TREE}, {HUGE_TREE}, {HUGE_TREE}, {HUGE_TREE}, "#),
+    );
+    let found = messages(&text);
+    assert!(
+        found
+            .iter()
+            .any(|message| message.starts_with("workloads: the workloads create")),
+        "{found:?}"
+    );
+
+    // Without the schema (the browser's Rust, which Ajv guards): a depth past the
+    // schema's range makes width^depth saturate, and the check still answers.
+    let mut value = parse_json(&GOOD.replace(
+        r#""workloads": ["#,
+        &format!(
+            r#""workloads": [{}, "#,
+            HUGE_TREE.replace("\"depth\": 8", "\"depth\": 255")
+        ),
+    ))
+    .unwrap();
+    let scenario: sched_core::Scenario = serde_json::from_value(value.take()).unwrap();
+    let errors: Vec<String> = scenario.check().iter().map(ToString::to_string).collect();
+    assert!(
+        errors
+            .iter()
+            .any(|message| message.starts_with("workloads.0.width: width^depth makes")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_task_starting_past_any_time_never_forks() {
+    // 18446744073709552 us is just past u64::MAX ns: multiplied by 1000 it wrapped to
+    // 384 ns (or overflowed), so the task forked at once.
+    for start_us in ["18446744073709552", "9223372036854775807"] {
+        let late = format!(
+            r#"{{ "kind": "tasks", "tasks": [ {{ "comm": "late", "count": 1, "start_us": {start_us},
+              "program": [ {{ "op": "run", "duration": {{ "dist": "fixed", "us": 100.0 }} }} ] }} ] }}"#
+        );
+        let text = GOOD.replace(r#""workloads": ["#, &format!(r#""workloads": [{late}, "#));
+        let scenario = parse_scenario(&text).unwrap_or_else(|errors| panic!("{errors:?}"));
+        let mut sim = sched_core::Simulator::new(&scenario).unwrap();
+        sim.run_to_end();
+        let task = sim.tasks.iter().find(|task| task.comm == "late").unwrap();
+        assert_eq!(
+            task.state,
+            sched_core::task::TaskState::Unborn,
+            "start_us {start_us}"
+        );
+    }
+}
+
+#[test]
+fn durations_too_long_for_nanoseconds_run_past_the_end() {
+    // 1e300 us is a valid number; in nanoseconds it saturated to u64::MAX, and the
+    // run's wall time (work * 1000 / speed) overflowed.
+    let endless = r#"{ "kind": "tasks", "tasks": [ { "comm": "endless", "count": 2,
+      "program": [ { "op": "run", "duration": { "dist": "fixed", "us": 1e300 } },
+                   { "op": "sleep", "duration": { "dist": "uniform", "min_us": 0, "max_us": 1e300 } } ] } ] }"#;
+    let text = GOOD.replace(
+        r#""workloads": ["#,
+        &format!(r#""workloads": [{endless}, "#),
+    );
+    let scenario = parse_scenario(&text).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let mut sim = sched_core::Simulator::new(&scenario).unwrap();
+    sim.run_to_end();
+    let summary = sim.summary("endless");
+    assert!(summary.context_switches > 0);
+}

@@ -529,11 +529,7 @@ impl Parser {
     pub fn feed_bytes(&mut self, chunk: &[u8]) {
         let Some(last_newline) = memchr::memrchr(b'\n', chunk) else {
             self.carry.extend_from_slice(chunk);
-            if self.carry.len() > 2 * MAX_LINE_BYTES {
-                // Skipped as too long anyway: give what there is and keep nothing.
-                let carry = std::mem::take(&mut self.carry);
-                self.feed_lossy(&carry);
-            }
+            self.bound_carry();
             return;
         };
         let (mut lines, rest) = chunk.split_at(last_newline + 1);
@@ -549,6 +545,22 @@ impl Parser {
         }
         self.feed_lossy(lines);
         self.carry.extend_from_slice(rest);
+        self.bound_carry();
+    }
+
+    /// A carried line start longer than twice [`MAX_LINE_BYTES`] is skipped as too
+    /// long anyway: give what there is and keep nothing.
+    fn bound_carry(&mut self) {
+        if self.carry.len() > 2 * MAX_LINE_BYTES {
+            let carry = std::mem::take(&mut self.carry);
+            self.feed_lossy(&carry);
+        }
+    }
+
+    /// Bytes of input held and not yet read: the pending line, the bytes after
+    /// [`Parser::feed_bytes`]'s last newline, and the line held back one line.
+    pub fn buffered_bytes(&self) -> usize {
+        self.pending.len() + self.carry.len() + self.held.as_ref().map_or(0, |(_, text)| text.len())
     }
 
     /// Feeds bytes as `String::from_utf8_lossy` reads them, copying only from the

@@ -77,9 +77,10 @@ impl CgroupTreeSpec {
     }
 
     pub(crate) fn task_count(&self) -> u64 {
-        (self.width as u64).saturating_pow(self.depth)
-            * self.leaf.message_threads as u64
-            * (1 + self.leaf.worker_threads as u64)
+        (self.width as u64)
+            .saturating_pow(self.depth)
+            .saturating_mul(self.leaf.message_threads as u64)
+            .saturating_mul(1 + self.leaf.worker_threads as u64)
     }
 
     pub(crate) fn expand(&self) -> Expansion {
