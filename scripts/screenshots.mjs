@@ -4,7 +4,7 @@
 // then captured to docs/screenshot.png and docs/screenshots/*.png.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -122,6 +122,27 @@ try {
     await page.getByRole('button', { name: 'Presenter mode' }).click();
     await playFor(page, '1/1000×', 1500);
     await shot(page, 'presenter-1280x720');
+    await page.close();
+  }
+  // A log playing: a run of tbench exported as ftrace text, then opened in the Replay panel.
+  {
+    const page = await open(1440, 1000);
+    await scenarioAt(page, 'tbench-milan', 0);
+    await playFor(page, '1/100×', 2000);
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: 'Trace (ftrace, for Perfetto)' }).click();
+    const log = await (await downloading).path();
+    const replay = page.getByRole('region', { name: 'Replay' });
+    await replay.getByLabel('Open a log file').setInputFiles({ name: 'tbench-milan.trace', mimeType: 'text/plain', buffer: readFileSync(log) });
+    await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+    await replay.getByTestId('replay-playing').waitFor({ timeout: 300_000 });
+    await idle(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await playFor(page, '1/1000×', 3000);
+    await shot(page, 'replay');
+    await replay.scrollIntoViewIfNeeded();
+    await shot(page, 'replay-panel', replay);
     await page.close();
   }
 } finally {

@@ -21,6 +21,7 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
   const selection = useAppState(store, (s) => s.selection);
   const cpuSelection = useAppState(store, (s) => s.cpuSelection);
   const inspection = useAppState(store, (s) => s.inspection);
+  const log = useAppState(store, (s) => s.loaded?.log?.name);
   const tasks = useAppState(store, (s) => s.loaded?.tasks);
   const loading = inspection.status === 'loading';
   const isJitter = (pid: number | undefined) => pid !== undefined && (tasks ?? []).some((task) => task.pid === pid && task.jitter);
@@ -35,7 +36,13 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
         )}
       </div>
       {!selection && cpuSelection !== undefined && <CpuInspection store={store} controller={controller} cpu={cpuSelection} />}
-      {!selection && cpuSelection === undefined && (
+      {!selection && cpuSelection === undefined && log !== undefined && (
+        <p className="inspector-hint">
+          {log} is a real machine&apos;s log: it says where each task ran and waited, not which path chose the CPU. Click a CPU on the machine for its
+          runqueue and its recent switches; Re-simulate the log (Replay panel) to see the decisions.
+        </p>
+      )}
+      {!selection && cpuSelection === undefined && log === undefined && (
         <p className="inspector-hint">
           Select a <code>sched_wakeup</code> or <code>sched_wakeup_new</code> line in the event log to see which CPUs the scheduler looked at, with the numbers it
           compared, and why the chosen CPU won. Click a CPU on the machine for its runqueue, its recent switches and its load.
