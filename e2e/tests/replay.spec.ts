@@ -189,6 +189,13 @@ test('a large log shows its progress and can be cancelled, and the scenario stay
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await waitIdle(page);
     expect(await eventCount(page)).toBe(before + 1);
+    // A file opened after the cancel is read whole.
+    const small = join(dir, 'small-trace.txt');
+    await writeFile(small, block);
+    await replay.getByLabel('Open a log file').setInputFiles(small);
+    await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+    await expect(replay.getByTestId('replay-playing')).toContainText('small-trace.txt');
+    await expect(replay.getByTestId('replay-events')).toHaveText('sched_switch 4,096, sched_wakeup 4,096');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -242,6 +242,8 @@ fn resimulate_runs_the_log_as_a_workload_under_the_settings_asked() {
         ],
         None,
     );
+    std::fs::remove_file(&trace).ok();
+    std::fs::remove_file(&saved).ok();
     assert!(!ok);
     assert!(stderr.contains("policy.shared_runq.mode"), "{stderr}");
 }

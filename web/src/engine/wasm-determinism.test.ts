@@ -4,7 +4,7 @@
  * and the bridge reports the same headline figures as `schedlab run --json`.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatProblem, schemaProblems } from './validate';
@@ -208,6 +208,7 @@ describe('determinism across native and WebAssembly', () => {
       expect(browserLines.length).toBeGreaterThan(0);
       expect(browserLines).toEqual(cliLines);
     }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports semantic problems with their path', () => {

@@ -27,6 +27,7 @@ import type {
   WorkloadThroughput,
 } from './protocol';
 import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
+import { slices } from './logSlices';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 import { isGzip, type ReplayResult } from '../store/replay';
@@ -47,8 +48,10 @@ let handle: Source | undefined;
 let logGeneration = 0;
 /** Progress is posted at most this often while a log is read. */
 const PROGRESS_EVERY_MS = 100;
-/** A plain log is read in slices of this many bytes. */
-const READ_SLICE_BYTES = 4 << 20;
+/** A plain log is read in slices of this many bytes (larger slices read faster)... */
+const READ_SLICE_BYTES = 16 << 20;
+/** ...and given to the parser in pieces of this many (progress and cancel between them). */
+const FEED_BYTES = 4 << 20;
 let traceCursor = 0;
 /** The trace record from which the next frame reads context switches (all of them, uncapped). */
 let switchCursor = 0;
@@ -262,17 +265,21 @@ const engine = {
     try {
       if (!gzip) {
         // Plain text: large slices of the file (a stream's 64 KiB chunks cost a turn
-        // each), the next one read while this one is parsed.
-        const sliceAt = (at: number) => file.slice(at, Math.min(total, at + READ_SLICE_BYTES)).arrayBuffer();
-        let next = total > 0 ? sliceAt(0) : undefined;
-        for (let at = 0; next; ) {
-          const slice = new Uint8Array(await next);
-          if (generation !== logGeneration) return cancelled();
-          at += slice.byteLength;
-          next = at < total && slice.byteLength > 0 ? sliceAt(at) : undefined;
-          read = at;
-          fed(slice);
+        // each), read on another thread while this one parses.
+        const source = slices(file, READ_SLICE_BYTES);
+        try {
+          for (let slice = await source.next(); slice; slice = await source.next()) {
+            if (generation !== logGeneration) return cancelled();
+            for (let at = 0; at < slice.byteLength; at += FEED_BYTES) {
+              const piece = slice.subarray(at, at + FEED_BYTES);
+              read += piece.byteLength;
+              fed(piece);
+            }
+          }
+        } finally {
+          source.stop();
         }
+        if (generation !== logGeneration) return cancelled();
       } else {
         const counted = file.stream().pipeThrough(
           new TransformStream<Uint8Array, Uint8Array>({

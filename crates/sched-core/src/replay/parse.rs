@@ -8,6 +8,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+/// A task name (or an exec'd file name) as the log gives it. A log repeats the same
+/// few names millions of times, so the parser keeps one shared copy of each.
+pub type Comm = Arc<str>;
 
 /// Lines longer than this are skipped unread (a 10 MB line of minified JavaScript in
 /// a systrace file, binary garbage without newlines).
@@ -163,18 +168,18 @@ impl Event {
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventData {
     Switch {
-        prev_comm: String,
+        prev_comm: Comm,
         prev_pid: u32,
         prev_prio: Option<i32>,
         prev_state: PrevState,
-        next_comm: String,
+        next_comm: Comm,
         next_pid: u32,
         next_prio: Option<i32>,
     },
     /// `sched_wakeup`, `sched_wakeup_new` or `sched_waking` (`kind`).
     Wakeup {
         kind: EventKind,
-        comm: String,
+        comm: Comm,
         pid: u32,
         prio: Option<i32>,
         /// `target_cpu=`, the short form's `CPU:005` or 2.6.31's `[5]`; absent in
@@ -184,25 +189,25 @@ pub enum EventData {
         success: Option<bool>,
     },
     MigrateTask {
-        comm: String,
+        comm: Comm,
         pid: u32,
         prio: Option<i32>,
         orig_cpu: u32,
         dest_cpu: u32,
     },
     ProcessFork {
-        comm: String,
+        comm: Comm,
         pid: u32,
-        child_comm: String,
+        child_comm: Comm,
         child_pid: u32,
     },
     ProcessExec {
-        filename: String,
+        filename: Comm,
         pid: u32,
         old_pid: Option<u32>,
     },
     ProcessExit {
-        comm: String,
+        comm: Comm,
         pid: u32,
         prio: Option<i32>,
     },
@@ -381,7 +386,7 @@ pub struct Parser {
     layout_counts: [u64; LAYOUT_NAMES.len()],
     event_counts: [u64; EventKind::ALL.len()],
     cpu_bits: Vec<u64>,
-    tasks: HashMap<u32, String, BuildHasherDefault<PidHasher>>,
+    tasks: Names,
     /// The timestamps of the first and last event lines, in seconds at `finish`.
     first_ts_ns: Option<u64>,
     last_ts_ns: Option<u64>,
@@ -408,6 +413,42 @@ impl Hasher for PidHasher {
 
     fn write_u32(&mut self, value: u32) {
         self.0 = (self.0 ^ u64::from(value)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// Each task's last name read, by pid: the table [`ParseReport::tasks`] is made of,
+/// and where an event's name is looked up first, so that a name repeated line after
+/// line is one shared copy ([`Comm`]).
+type Names = HashMap<u32, Comm, BuildHasherDefault<PidHasher>>;
+
+/// `a == b`, quicker for the short texts names are: two word loads each instead of
+/// a call to `memcmp` (a byte loop in WebAssembly).
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+    };
+    let half = |bytes: &[u8], at: usize| {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+    };
+    match len {
+        // The first and last words overlap in the middle.
+        8..=16 => word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        _ => a == b,
+    }
+}
+
+/// `comm` for `pid`: the task's known name when it is the same text, else a new copy.
+fn name_of(names: &Names, pid: u32, comm: &str) -> Comm {
+    match names.get(&pid) {
+        Some(known) if same_text(known, comm) => known.clone(),
+        _ => Comm::from(comm),
     }
 }
 
@@ -566,7 +607,8 @@ impl Parser {
     /// Feeds bytes as `String::from_utf8_lossy` reads them, copying only from the
     /// first invalid byte on.
     fn feed_lossy(&mut self, bytes: &[u8]) {
-        match std::str::from_utf8(bytes) {
+        // simdutf8 checks with the target's vector instructions (wasm's simd128 too).
+        match simdutf8::compat::from_utf8(bytes) {
             Ok(text) => self.feed(text),
             Err(error) => {
                 let (valid, rest) = bytes.split_at(error.valid_up_to());
@@ -612,7 +654,11 @@ impl Parser {
                 bits &= bits - 1;
             }
         }
-        self.report.tasks.extend(self.tasks.drain());
+        self.report.tasks.extend(
+            self.tasks
+                .drain()
+                .map(|(pid, comm)| (pid, comm.to_string())),
+        );
         self.report.first_ts = self.first_ts_ns.map(|ns| ns as f64 / 1e9);
         self.report.last_ts = self.last_ts_ns.map(|ns| ns as f64 / 1e9);
         if self.flagless_lines > 0 {
@@ -758,19 +804,28 @@ impl Parser {
         let comm = comm.trim_ws();
         if pid == 0 || comm.is_empty() || comm == "<...>" || comm == "<idle>" {
             if pid != 0 {
-                self.tasks.entry(pid).or_insert_with(|| "<...>".into());
+                self.tasks.entry(pid).or_insert_with(|| Comm::from("<...>"));
             }
             return;
         }
         match self.tasks.get_mut(&pid) {
-            Some(known) if known == comm => {}
-            Some(known) => {
-                known.clear();
-                known.push_str(comm);
-            }
+            Some(known) if same_text(known, comm) => {}
+            Some(known) => *known = Comm::from(comm),
             None => {
-                self.tasks.insert(pid, comm.to_string());
+                self.tasks.insert(pid, Comm::from(comm));
             }
+        }
+    }
+
+    /// [`Parser::note_task`] for an event's name: nothing to compare when the event
+    /// shares the task's known name.
+    fn note_task_name(&mut self, pid: u32, comm: &Comm) {
+        if !self
+            .tasks
+            .get(&pid)
+            .is_some_and(|known| Arc::ptr_eq(known, comm))
+        {
+            self.note_task(pid, comm);
         }
     }
 
@@ -974,7 +1029,7 @@ impl Parser {
             }
             return;
         };
-        let (data, form) = match parse_payload(kind, head.payload) {
+        let (data, form) = match parse_payload(kind, head.payload, &self.tasks) {
             Payload::Event(data, form) => (data, form),
             Payload::Bad => {
                 self.skip(SkipReason::BadPayload);
@@ -1028,8 +1083,8 @@ impl Parser {
                 next_pid,
                 ..
             } => {
-                self.note_task(*prev_pid, prev_comm);
-                self.note_task(*next_pid, next_comm);
+                self.note_task_name(*prev_pid, prev_comm);
+                self.note_task_name(*next_pid, next_comm);
             }
             EventData::Wakeup {
                 comm,
@@ -1037,7 +1092,7 @@ impl Parser {
                 target_cpu,
                 ..
             } => {
-                self.note_task(*pid, comm);
+                self.note_task_name(*pid, comm);
                 if let Some(cpu) = target_cpu {
                     self.note_cpu(*cpu);
                 }
@@ -1049,7 +1104,7 @@ impl Parser {
                 dest_cpu,
                 ..
             } => {
-                self.note_task(*pid, comm);
+                self.note_task_name(*pid, comm);
                 self.note_cpu(*orig_cpu);
                 self.note_cpu(*dest_cpu);
             }
@@ -1059,15 +1114,15 @@ impl Parser {
                 child_comm,
                 child_pid,
             } => {
-                self.note_task(*pid, comm);
-                self.note_task(*child_pid, child_comm);
+                self.note_task_name(*pid, comm);
+                self.note_task_name(*child_pid, child_comm);
             }
             EventData::ProcessExec { filename, pid, .. } => {
                 let base = filename.rsplit('/').next().unwrap_or(filename);
                 let comm: String = base.chars().take(15).collect();
                 self.note_task(*pid, &comm);
             }
-            EventData::ProcessExit { comm, pid, .. } => self.note_task(*pid, comm),
+            EventData::ProcessExit { comm, pid, .. } => self.note_task_name(*pid, comm),
         }
         self.event_counts[kind as usize] += 1;
         if head.ts_ns < self.max_ts {
@@ -1103,11 +1158,14 @@ fn referenced_cpu_out_of_range(data: &EventData) -> Option<u32> {
 /// The text of a line that holds only `key=value` fields (after mail quoting): the
 /// wrapped rest of the line before it.
 fn continuation(raw: &str) -> Option<&str> {
-    let mut text = raw.trim_ws();
+    let mut text = raw.trim_start_ws();
     while let Some(rest) = text.strip_prefix('>') {
         text = rest.trim_start_ws();
     }
-    let text = text.strip_prefix('|').unwrap_or(text).trim_ws();
+    if let Some(rest) = text.strip_prefix('|') {
+        text = rest.trim_start_ws();
+    }
+    let text = text.trim_end_ws();
     if text.is_empty() || text.len() > 512 {
         return None;
     }
@@ -1227,6 +1285,7 @@ impl TrimWs for str {
     }
 }
 
+#[inline]
 fn trim_start_slow(text: &str) -> &str {
     let bytes = text.as_bytes();
     let mut at = 0;
@@ -1253,6 +1312,7 @@ fn trim_start_slow(text: &str) -> &str {
     &text[at..]
 }
 
+#[inline]
 fn trim_end_slow(text: &str) -> &str {
     let bytes = text.as_bytes();
     let mut end = bytes.len();
@@ -1716,19 +1776,19 @@ fn contains_key(text: &str, key: &str) -> bool {
     (0..bytes.len()).any(|eq| bytes[eq] == b'=' && bytes[..eq].ends_with(key.as_bytes()))
 }
 
-fn parse_payload(kind: EventKind, payload: &str) -> Payload {
+fn parse_payload(kind: EventKind, payload: &str, names: &Names) -> Payload {
     let result = match kind {
-        EventKind::SchedSwitch => parse_switch(payload),
+        EventKind::SchedSwitch => parse_switch(payload, names),
         EventKind::SchedWakeup | EventKind::SchedWakeupNew | EventKind::SchedWaking => {
-            parse_wakeup(kind, payload)
+            parse_wakeup(kind, payload, names)
         }
         EventKind::SchedMigrateTask => {
             let [comm, pid, prio, orig_cpu, dest_cpu] = key_values(payload, &MIGRATE_KEYS);
             (|| {
                 Some((
                     EventData::MigrateTask {
-                        comm: comm.unwrap_or("").to_string(),
                         pid: parse_u32(pid)?,
+                        comm: name_of(names, parse_u32(pid)?, comm.unwrap_or("")),
                         prio: parse_i32(prio),
                         orig_cpu: parse_u32(orig_cpu)?,
                         dest_cpu: parse_u32(dest_cpu)?,
@@ -1742,9 +1802,9 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             (|| {
                 Some((
                     EventData::ProcessFork {
-                        comm: comm.unwrap_or("").to_string(),
+                        comm: name_of(names, parse_u32(pid)?, comm.unwrap_or("")),
                         pid: parse_u32(pid)?,
-                        child_comm: child_comm.unwrap_or("").to_string(),
+                        child_comm: Comm::from(child_comm.unwrap_or("")),
                         child_pid: parse_u32(child_pid)?,
                     },
                     PayloadForm::KeyValue,
@@ -1756,7 +1816,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             (|| {
                 Some((
                     EventData::ProcessExec {
-                        filename: filename.unwrap_or("").to_string(),
+                        filename: Comm::from(filename.unwrap_or("")),
                         pid: parse_u32(pid)?,
                         old_pid: parse_u32(old_pid),
                     },
@@ -1769,7 +1829,7 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
             (|| {
                 Some((
                     EventData::ProcessExit {
-                        comm: comm.unwrap_or("").to_string(),
+                        comm: name_of(names, parse_u32(pid)?, comm.unwrap_or("")),
                         pid: parse_u32(pid)?,
                         prio: parse_i32(prio),
                     },
@@ -1784,19 +1844,22 @@ fn parse_payload(kind: EventKind, payload: &str) -> Payload {
     }
 }
 
-fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
-    if contains_key(payload, "prev_pid") {
+fn parse_switch(payload: &str, names: &Names) -> Option<(EventData, PayloadForm)> {
+    // The kernel's own text starts with the first key: no need to look further.
+    if payload.starts_with("prev_comm=") || contains_key(payload, "prev_pid") {
         let [prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio] =
             key_values(payload, &SWITCH_KEYS);
         let state_text = prev_state.unwrap_or("");
         let raw = !state_text.is_empty() && state_text.bytes().all(|b| b.is_ascii_digit());
+        let prev_pid = parse_u32(prev_pid)?;
+        let next_pid = parse_u32(next_pid)?;
         let data = EventData::Switch {
-            prev_comm: prev_comm.unwrap_or("").to_string(),
-            prev_pid: parse_u32(prev_pid)?,
+            prev_comm: name_of(names, prev_pid, prev_comm.unwrap_or("")),
+            prev_pid,
             prev_prio: parse_i32(prev_prio),
             prev_state: PrevState::parse(state_text),
-            next_comm: next_comm.unwrap_or("").to_string(),
-            next_pid: parse_u32(next_pid)?,
+            next_comm: name_of(names, next_pid, next_comm.unwrap_or("")),
+            next_pid,
             next_prio: parse_i32(next_prio),
         };
         let form = if raw {
@@ -1816,11 +1879,11 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
     let (next_comm, next_pid, next_prio, _) = comm_pid_prio(right.trim_ws())?;
     Some((
         EventData::Switch {
-            prev_comm: prev_comm.to_string(),
+            prev_comm: name_of(names, prev_pid, prev_comm),
             prev_pid,
             prev_prio: Some(prev_prio),
             prev_state: PrevState::parse(state),
-            next_comm: next_comm.to_string(),
+            next_comm: name_of(names, next_pid, next_comm),
             next_pid,
             next_prio: Some(next_prio),
         },
@@ -1828,8 +1891,8 @@ fn parse_switch(payload: &str) -> Option<(EventData, PayloadForm)> {
     ))
 }
 
-fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadForm)> {
-    if contains_key(payload, "pid") {
+fn parse_wakeup(kind: EventKind, payload: &str, names: &Names) -> Option<(EventData, PayloadForm)> {
+    if payload.starts_with("comm=") || contains_key(payload, "pid") {
         let [comm, pid, prio, target_cpu, cpu, success] = key_values(payload, &WAKEUP_KEYS);
         let target = target_cpu.or(cpu);
         let target_cpu = match target {
@@ -1840,11 +1903,12 @@ fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadFor
             Some(text) => Some(text.parse::<u32>().ok()? != 0),
             None => None,
         };
+        let pid = parse_u32(pid)?;
         return Some((
             EventData::Wakeup {
                 kind,
-                comm: comm.unwrap_or("").to_string(),
-                pid: parse_u32(pid)?,
+                comm: name_of(names, pid, comm.unwrap_or("")),
+                pid,
                 prio: parse_i32(prio),
                 target_cpu,
                 success,
@@ -1872,7 +1936,7 @@ fn parse_wakeup(kind: EventKind, payload: &str) -> Option<(EventData, PayloadFor
     Some((
         EventData::Wakeup {
             kind,
-            comm: comm.to_string(),
+            comm: name_of(names, pid, comm),
             pid,
             prio: Some(prio),
             target_cpu,
@@ -1947,6 +2011,66 @@ mod tests {
             comm_pid_prio("kworker/0:1:42 [120] S"),
             Some(("kworker/0:1", 42, 120, "S"))
         );
+    }
+
+    #[test]
+    fn same_text_matches_equality() {
+        let texts = [
+            "",
+            "a",
+            "abc",
+            "abcd",
+            "abce",
+            "abcdefg",
+            "abcdefh",
+            "abcdefgh",
+            "abcdefgi",
+            "kworker/u8:3",
+            "kworker/u8:4",
+            "xkworker/u8:3",
+            "kworker/u16:12ab",
+            "kworker/u16:12ac",
+            "kworker/u16:12abc",
+            "kworker/u16:12abd",
+            "hackbench",
+            "hackbencH",
+            "Hackbench",
+            "é",
+            "e",
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_repeated_name_is_one_shared_copy() {
+        let line = |ts: &str| {
+            format!(
+                "  hackbench-812  [001] d..2. {ts}: sched_switch: prev_comm=hackbench prev_pid=812 prev_prio=120 prev_state=S ==> next_comm=hackbench next_pid=813 next_prio=120\n"
+            )
+        };
+        let text = format!(
+            "{}{}{}",
+            line("1.000001"),
+            line("1.000002"),
+            line("1.000003")
+        );
+        let parsed = parse(&text);
+        let names: Vec<&Comm> = parsed
+            .events
+            .iter()
+            .filter_map(|event| match &event.data {
+                EventData::Switch { prev_comm, .. } => Some(prev_comm),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names.len(), 3);
+        // The header named pid 812 first: every event after shares its copy.
+        assert!(names.windows(2).all(|pair| Arc::ptr_eq(pair[0], pair[1])));
+        assert_eq!(&*parsed.report.tasks[&812], "hackbench");
     }
 
     #[test]
