@@ -41,10 +41,12 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   // At its end each CPU runs what the log's last switch there put on it.
   const pids = await cpuPids(page);
   for (const [cpu, pid] of lastRunning(log)) expect(pids[cpu], `CPU ${cpu}`).toBe(pid);
-  // Every scheduler line was played (fork and exec have no record of their own).
+  // Every event line read was played (fork, exec and stat_runtime have no record of their own).
   const switches = (log.match(/sched_switch:/g) ?? []).length;
   expect(await page.evaluate(() => window.__schedlab?.timeline.switches)).toBe(switches);
-  expect(await eventCount(page)).toBe((log.match(/: sched_(switch|wakeup|wakeup_new|waking|migrate_task|process_fork|process_exec|process_exit):/g) ?? []).length);
+  expect(await eventCount(page)).toBe(
+    (log.match(/: (sched_(switch|wakeup|wakeup_new|waking|migrate_task|process_fork|process_exec|process_exit|stat_runtime)|cpu_frequency|cpu_idle):/g) ?? []).length,
+  );
   const eventLog = page.getByRole('region', { name: 'Event log' });
   await expect(eventLog).toContainText('sched_migrate_task');
   await expect(eventLog).toContainText('comm=Web Content pid=4100');
@@ -63,6 +65,22 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   await page.getByRole('region', { name: 'Policy' }).getByRole('checkbox', { name: 'wake_affine.enabled' }).click();
   await waitIdle(page);
   await expect(page.getByRole('region', { name: 'Policy' }).getByTestId('policy-diff')).toContainText('wake_affine.enabled');
+});
+
+test("a log's frequencies, idle states and charged runtime are read and summed up", async ({ page }) => {
+  await openApp(page);
+  const replay = page.getByRole('region', { name: 'Replay' });
+  await replay.getByRole('textbox', { name: 'Paste ftrace log' }).fill(await readFile(`${FIXTURES}/power_events.txt`, 'utf8'));
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await waitIdle(page);
+  await expect(replay.getByTestId('replay-events')).toHaveText('cpu_frequency 3, cpu_idle 6, sched_stat_runtime 1, sched_switch 2');
+  await expect(replay.getByTestId('replay-frequency')).toHaveText('2 CPUs: 1200 to 2400 MHz, mean 2250 MHz (3 changes)');
+  await expect(replay.getByTestId('replay-idle')).toHaveText('2 CPUs: active 34.2 %, state 0 0.0 %, state 1 32.5 %, state 2 33.3 %');
+  await expect(replay.getByTestId('replay-runtime')).toHaveText('0.190 ms to 1 task (1 event)');
+  // Played, the frequency changes are in the event log as the power model writes them.
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await waitIdle(page);
+  await expect(page.getByRole('region', { name: 'Event log' })).toContainText('cpu_frequency state=1200000 cpu_id=0');
 });
 
 test('a simulation exported as ftrace text replays to the same schedule', async ({ page }) => {

@@ -455,6 +455,77 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
             );
         }
     }
+    let frequency: Vec<_> = metrics
+        .power
+        .iter()
+        .filter_map(|cpu| cpu.frequency.as_ref().map(|frequency| (cpu.cpu, frequency)))
+        .collect();
+    if !frequency.is_empty() {
+        let _ = writeln!(out, "frequency (cpu_frequency), MHz:");
+        let _ = writeln!(
+            out,
+            "  {:>5} {:>8} {:>8} {:>8} {:>8}",
+            "CPU", "changes", "mean", "min", "max"
+        );
+        for (cpu, frequency) in frequency {
+            let _ = writeln!(
+                out,
+                "  {:>5} {:>8} {:>8.0} {:>8.0} {:>8.0}",
+                cpu, frequency.changes, frequency.mean_mhz, frequency.min_mhz, frequency.max_mhz
+            );
+        }
+    }
+    let idle: Vec<_> = metrics
+        .power
+        .iter()
+        .filter_map(|cpu| cpu.idle.as_ref().map(|idle| (cpu.cpu, idle)))
+        .collect();
+    if !idle.is_empty() {
+        let states = idle
+            .iter()
+            .map(|(_, idle)| idle.state_ns.len())
+            .max()
+            .unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "idle states (cpu_idle), share of the time from each CPU's first cpu_idle:"
+        );
+        let mut header = format!("  {:>5} {:>8} {:>8}", "CPU", "entries", "active");
+        for state in 0..states {
+            let _ = write!(header, " {:>8}", format!("state {state}"));
+        }
+        let _ = writeln!(out, "{header}");
+        for (cpu, idle) in idle {
+            let total = (idle.active_ns + idle.state_ns.iter().sum::<u64>()).max(1) as f64;
+            let share = |ns: u64| format!("{:.1} %", ns as f64 * 100.0 / total);
+            let mut row = format!(
+                "  {:>5} {:>8} {:>8}",
+                cpu,
+                idle.entries,
+                share(idle.active_ns)
+            );
+            for state in 0..states {
+                let _ = write!(
+                    row,
+                    " {:>8}",
+                    share(idle.state_ns.get(state).copied().unwrap_or(0))
+                );
+            }
+            let _ = writeln!(out, "{row}");
+        }
+    }
+    let stat = &metrics.stat_runtime;
+    if stat.events > 0 {
+        let busy: u64 = metrics.cpus.iter().map(|cpu| cpu.busy_ns).sum();
+        let _ = writeln!(
+            out,
+            "runtime charged (sched_stat_runtime): {:.3} ms to {} task(s) in {} event(s); the switches give {:.3} ms busy",
+            stat.total_ns as f64 / 1e6,
+            stat.by_pid.len(),
+            stat.events,
+            busy as f64 / 1e6
+        );
+    }
     if metrics.inconsistencies > 0 {
         let _ = writeln!(
             out,

@@ -67,6 +67,8 @@ fn json_has_the_documented_keys_and_counts() {
         "migrations",
         "utilization",
         "per_cpu",
+        "power",
+        "stat_runtime",
     ] {
         assert!(value.get(key).is_some(), "missing {key} in {value}");
     }
@@ -76,6 +78,8 @@ fn json_has_the_documented_keys_and_counts() {
     assert_eq!(value["events"]["sched_wakeup"], 2);
     assert_eq!(value["events"]["sched_wakeup_new"], 1);
     assert_eq!(value["events"]["sched_migrate_task"], 1);
+    assert_eq!(value["events"]["sched_stat_runtime"], 1);
+    assert_eq!(value["stat_runtime"]["by_pid"]["0"], 1000);
     assert_eq!(value["skipped"]["header"]["count"], 12);
     assert_eq!(value["skipped"]["lost_events"]["first_lines"][0], 20);
     assert_eq!(value["warnings"][0]["line"], 20);
@@ -118,8 +122,8 @@ fn text_report_shows_the_parse_and_the_latency_table() {
     assert!(ok, "{stderr}");
     for needle in [
         "format trace-cmd",
-        "events read: sched_switch 4, sched_wakeup 2",
-        "other_event",
+        "events read: sched_stat_runtime 1, sched_switch 4, sched_wakeup 2",
+        "runtime charged (sched_stat_runtime): 0.040 ms to 1 task(s) in 1 event(s)",
         "*99.0th",
         "min=",
         "migrations (inferred, on flat)",
@@ -253,4 +257,27 @@ fn resimulate_says_so_when_the_log_has_no_task() {
     let (ok, _, stderr) = schedlab(&["replay", "-", "--resimulate"], Some(b"nothing here\n"));
     assert!(!ok);
     assert!(stderr.contains("nothing to re-simulate"), "{stderr}");
+}
+
+#[test]
+fn frequency_and_idle_states_in_json_and_text() {
+    let path = fixture("power_events.txt");
+    let value = json(&["replay", &path, "--json"], None);
+    assert_eq!(value["events"]["cpu_idle"], 6);
+    assert_eq!(value["power"][0]["cpu"], 0);
+    assert_eq!(value["power"][0]["frequency"]["mean_mhz"], 2100.0);
+    assert_eq!(
+        value["power"][1]["idle"]["state_ns"],
+        serde_json::json!([0, 0, 400_000])
+    );
+    let (ok, stdout, stderr) = schedlab(&["replay", &path], None);
+    assert!(ok, "{stderr}");
+    for needle in [
+        "frequency (cpu_frequency), MHz:",
+        "      0        2     2100     1200     2400",
+        "idle states (cpu_idle)",
+        "      1        2   33.3 %    0.0 %    0.0 %   66.7 %",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle} in:\n{stdout}");
+    }
 }

@@ -59,7 +59,7 @@ fn current_trace_file_with_every_kind_of_noise() {
     let parsed = fixture("ftrace_current.txt");
     let report = &parsed.report;
     assert_eq!(report.format(), "ftrace");
-    assert_eq!(report.formats.get("ftrace"), Some(&15));
+    assert_eq!(report.formats.get("ftrace"), Some(&16));
     assert_eq!(report.lines, 37);
     assert_eq!(
         events(report),
@@ -68,6 +68,7 @@ fn current_trace_file_with_every_kind_of_noise() {
             ("sched_process_exec", 1),
             ("sched_process_exit", 1),
             ("sched_process_fork", 1),
+            ("sched_stat_runtime", 1),
             ("sched_switch", 7),
             ("sched_wakeup", 2),
             ("sched_wakeup_new", 1),
@@ -84,7 +85,7 @@ fn current_trace_file_with_every_kind_of_noise() {
             ("stack_trace", 3),
             ("function_tracer", 1),
             ("marker", 1),
-            ("other_event", 2),
+            ("other_event", 1),
         ]
     );
     assert_eq!(
@@ -95,7 +96,7 @@ fn current_trace_file_with_every_kind_of_noise() {
     assert_eq!(report.warnings.len(), 1);
     assert_eq!(report.warnings[0].line, Some(20));
     assert!(report.warnings[0].message.contains("CPU 3 lost 12 events"));
-    assert_eq!(report.other_events.get("sched_stat_runtime"), Some(&1));
+    assert_eq!(report.other_events.get("sched_stat_runtime"), None);
     assert_eq!(report.other_events.get("irq_handler_entry"), Some(&1));
     assert_eq!(
         report.cpus.iter().copied().collect::<Vec<_>>(),
@@ -275,12 +276,16 @@ fn trace_cmd_report_short_forms() {
     let parsed = fixture("trace_cmd.txt");
     let report = &parsed.report;
     assert_eq!(report.format(), "trace-cmd");
-    assert_eq!(report.formats.get("trace-cmd"), Some(&6));
+    assert_eq!(report.formats.get("trace-cmd"), Some(&7));
     assert_eq!(
         events(report),
-        vec![("sched_switch", 4), ("sched_wakeup", 2)]
+        vec![
+            ("sched_stat_runtime", 1),
+            ("sched_switch", 4),
+            ("sched_wakeup", 2)
+        ]
     );
-    assert_eq!(skipped(report), vec![("header", 3), ("other_event", 1)]);
+    assert_eq!(skipped(report), vec![("header", 3)]);
     // `kworker/0:1:66` splits at the last colon.
     assert_eq!(report.tasks[&66], "kworker/0:1");
     assert!(matches!(
@@ -334,16 +339,17 @@ fn perf_script_with_and_without_prefix() {
     let parsed = fixture("perf_script.txt");
     let report = &parsed.report;
     assert_eq!(report.format(), "perf");
-    assert_eq!(report.formats.get("perf"), Some(&4));
+    assert_eq!(report.formats.get("perf"), Some(&5));
     assert_eq!(
         events(report),
         vec![
             ("sched_migrate_task", 1),
+            ("sched_stat_runtime", 1),
             ("sched_switch", 2),
             ("sched_wakeup", 1)
         ]
     );
-    assert_eq!(report.other_events.get("sched_stat_runtime"), Some(&1));
+    assert!(report.other_events.is_empty());
     assert_eq!(
         report.cpus.iter().copied().collect::<Vec<_>>(),
         vec![2, 4, 5]
@@ -796,4 +802,60 @@ proptest! {
         prop_assert!(most <= 3 * MAX_LINE_BYTES, "{} bytes held", most);
         prop_assert_eq!(parsed, parse(&String::from_utf8_lossy(&bytes)));
     }
+}
+
+#[test]
+fn frequency_idle_states_and_charged_runtime() {
+    let parsed = fixture("power_events.txt");
+    let report = &parsed.report;
+    assert_eq!(
+        events(report),
+        vec![
+            ("cpu_frequency", 3),
+            ("cpu_idle", 6),
+            ("sched_stat_runtime", 1),
+            ("sched_switch", 2)
+        ]
+    );
+    assert_eq!(report.formats.get("perf"), Some(&1));
+    assert!(report.other_events.is_empty());
+    assert!(parsed.events.iter().any(|event| matches!(
+        event.data,
+        EventData::CpuIdle {
+            state: None,
+            cpu_id: 1
+        }
+    )));
+    let metrics = replay(&parsed, None);
+    // The power events leave the CPUs' windows to the scheduler's: CPU 0 from its
+    // first switch, and CPU 1 (no scheduler event) not at all.
+    assert_eq!(
+        metrics
+            .cpus
+            .iter()
+            .map(|cpu| (cpu.cpu, cpu.window_ns))
+            .collect::<Vec<_>>(),
+        vec![(0, 490_000)]
+    );
+    let [cpu0, cpu1] = &metrics.power[..] else {
+        panic!("two CPUs: {:?}", metrics.power)
+    };
+    // 2.4 GHz for 300 us, then 1.2 GHz for 100 us.
+    let frequency = cpu0.frequency.as_ref().unwrap();
+    assert_eq!(
+        (frequency.changes, frequency.min_mhz, frequency.max_mhz),
+        (2, 1200.0, 2400.0)
+    );
+    assert!((frequency.mean_mhz - 2100.0).abs() < 1e-6, "{frequency:?}");
+    assert_eq!(cpu1.frequency.as_ref().unwrap().mean_mhz, 2400.0);
+    // CPU 0: state 1 for 100 us, active 210 us, state 1 again to the end (290 us).
+    let idle = cpu0.idle.as_ref().unwrap();
+    assert_eq!((idle.entries, idle.active_ns), (2, 210_000));
+    assert_eq!(idle.state_ns, vec![0, 390_000]);
+    // CPU 1: state 2 for 400 us, active 200 us, then state 1 at the last line.
+    let idle = cpu1.idle.as_ref().unwrap();
+    assert_eq!((idle.entries, idle.active_ns), (2, 200_000));
+    assert_eq!(idle.state_ns, vec![0, 0, 400_000]);
+    assert_eq!(metrics.stat_runtime.total_ns, 190_000);
+    assert_eq!(metrics.stat_runtime.by_pid.get(&500), Some(&190_000));
 }

@@ -122,6 +122,32 @@ pub fn report_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
             })
         })
         .collect();
+    let power: Vec<Value> = metrics
+        .power
+        .iter()
+        .map(|cpu| {
+            json!({
+                "cpu": cpu.cpu,
+                "frequency": cpu.frequency.as_ref().map(|frequency| json!({
+                    "changes": frequency.changes,
+                    "mean_mhz": frequency.mean_mhz,
+                    "min_mhz": frequency.min_mhz,
+                    "max_mhz": frequency.max_mhz,
+                })),
+                "idle": cpu.idle.as_ref().map(|idle| json!({
+                    "entries": idle.entries,
+                    "state_ns": idle.state_ns,
+                    "active_ns": idle.active_ns,
+                })),
+            })
+        })
+        .collect();
+    let stat = &metrics.stat_runtime;
+    let stat_by_pid: Map<String, Value> = stat
+        .by_pid
+        .iter()
+        .map(|(pid, ns)| (pid.to_string(), Value::from(*ns)))
+        .collect();
     let migrations = &metrics.migrations;
     json!({
         "format": report.format(),
@@ -159,5 +185,11 @@ pub fn report_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
         "per_cpu": per_cpu,
         "inconsistencies": metrics.inconsistencies,
         "inconsistent_lines": metrics.inconsistent_lines,
+        "power": power,
+        "stat_runtime": {
+            "events": stat.events,
+            "total_ns": stat.total_ns,
+            "by_pid": stat_by_pid,
+        },
     })
 }

@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
-import { logVersusSimulation, presetsOf, type ReplayResult } from '../store/replay';
+import { logVersusSimulation, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
 import { formatBytes, formatCount } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -223,6 +223,7 @@ function ReplayReportView({
   const events = Object.entries(report.events).filter(([, count]) => count > 0);
   const skipped = Object.entries(report.skipped);
   const span = report.first_ts !== null && report.last_ts !== null ? report.last_ts - report.first_ts : 0;
+  const power = powerSummary(report);
   return (
     <div className="replay-report" data-testid="replay-report">
       <h3>Parse report</h3>
@@ -274,6 +275,24 @@ function ReplayReportView({
         </dd>
         <dt>utilisation</dt>
         <dd>{(report.utilization * 100).toFixed(1)} %</dd>
+        {power.frequency && (
+          <>
+            <dt>frequency</dt>
+            <dd data-testid="replay-frequency">{power.frequency}</dd>
+          </>
+        )}
+        {power.idle && (
+          <>
+            <dt>idle states</dt>
+            <dd data-testid="replay-idle">{power.idle}</dd>
+          </>
+        )}
+        {power.runtime && (
+          <>
+            <dt>runtime charged</dt>
+            <dd data-testid="replay-runtime">{power.runtime}</dd>
+          </>
+        )}
       </dl>
       {result.derived.tasks === 0 ? (
         <p className="muted">The log shows no task running: there is no workload to re-simulate.</p>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGzip, logVersusSimulation, presetsOf, type ReplayReport } from './replay';
+import { isGzip, logVersusSimulation, powerSummary, presetsOf, type ReplayReport } from './replay';
 
 const REPORT = {
   wakeup_latency_us: { p50: 50, p99: 90, max: 90 },
@@ -29,5 +29,25 @@ describe('the Replay panel', () => {
     expect(presetsOf(['{"topology": {"preset": "b"}}', '{"topology": {"preset": "a"}}', '{"topology": {"preset": "b"}}', 'not json'])).toEqual(['a', 'b']);
     expect(isGzip(new Uint8Array([0x1f, 0x8b, 8]))).toBe(true);
     expect(isGzip(new Uint8Array([0x23, 0x20]))).toBe(false);
+  });
+
+  it('sums up a log\'s frequencies, idle states and charged runtime over its CPUs', () => {
+    // The figures `schedlab replay --json` gives for tests/fixtures/ftrace/power_events.txt.
+    const report = {
+      ...REPORT,
+      power: [
+        { cpu: 0, frequency: { changes: 2, mean_mhz: 2100, min_mhz: 1200, max_mhz: 2400 }, idle: { entries: 2, state_ns: [0, 390_000], active_ns: 210_000 } },
+        { cpu: 1, frequency: { changes: 1, mean_mhz: 2400, min_mhz: 2400, max_mhz: 2400 }, idle: { entries: 2, state_ns: [0, 0, 400_000], active_ns: 200_000 } },
+      ],
+      stat_runtime: { events: 1, total_ns: 190_000, by_pid: { '500': 190_000 } },
+    } as ReplayReport;
+    expect(powerSummary(report)).toEqual({
+      frequency: '2 CPUs: 1200 to 2400 MHz, mean 2250 MHz (3 changes)',
+      idle: '2 CPUs: active 34.2 %, state 0 0.0 %, state 1 32.5 %, state 2 33.3 %',
+      runtime: '0.190 ms to 1 task (1 event)',
+    });
+    // A log without them, or a report from before they were read: nothing to say.
+    expect(powerSummary(REPORT)).toEqual({});
+    expect(powerSummary({ ...REPORT, power: [{ cpu: 3, frequency: null, idle: null }], stat_runtime: { events: 0, total_ns: 0, by_pid: {} } } as ReplayReport)).toEqual({});
   });
 });

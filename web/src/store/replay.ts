@@ -32,6 +32,54 @@ export interface ReplayReport {
     readonly topology: string;
   };
   readonly utilization: number;
+  /** Per CPU named by `cpu_frequency` or `cpu_idle` (absent from older reports). */
+  readonly power?: readonly CpuPower[];
+  /** `sched_stat_runtime`: the runtime the kernel charged (absent from older reports). */
+  readonly stat_runtime?: { readonly events: number; readonly total_ns: number; readonly by_pid: Readonly<Record<string, number>> };
+}
+
+export interface CpuPower {
+  readonly cpu: number;
+  readonly frequency: { readonly changes: number; readonly mean_mhz: number; readonly min_mhz: number; readonly max_mhz: number } | null;
+  readonly idle: { readonly entries: number; readonly state_ns: readonly number[]; readonly active_ns: number } | null;
+}
+
+/** One line each for a log's frequencies, idle states and charged runtime, when it has them. */
+export interface PowerSummary {
+  readonly frequency?: string;
+  readonly idle?: string;
+  readonly runtime?: string;
+}
+
+const percent = (part: number, whole: number) => `${whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0'} %`;
+
+/** Sums up `report.power` and `report.stat_runtime` over the CPUs and tasks. */
+export function powerSummary(report: ReplayReport): PowerSummary {
+  const power = report.power ?? [];
+  const summary: { frequency?: string; idle?: string; runtime?: string } = {};
+  const frequencies = power.flatMap((cpu) => (cpu.frequency ? [cpu.frequency] : []));
+  if (frequencies.length > 0) {
+    const low = Math.min(...frequencies.map((frequency) => frequency.min_mhz));
+    const high = Math.max(...frequencies.map((frequency) => frequency.max_mhz));
+    const mean = frequencies.reduce((sum, frequency) => sum + frequency.mean_mhz, 0) / frequencies.length;
+    const changes = frequencies.reduce((sum, frequency) => sum + frequency.changes, 0);
+    summary.frequency = `${frequencies.length} CPUs: ${low.toFixed(0)} to ${high.toFixed(0)} MHz, mean ${mean.toFixed(0)} MHz (${changes} changes)`;
+  }
+  const idles = power.flatMap((cpu) => (cpu.idle ? [cpu.idle] : []));
+  if (idles.length > 0) {
+    const states = Math.max(...idles.map((idle) => idle.state_ns.length));
+    const byState = Array.from({ length: states }, (_, state) => idles.reduce((sum, idle) => sum + (idle.state_ns[state] ?? 0), 0));
+    const active = idles.reduce((sum, idle) => sum + idle.active_ns, 0);
+    const total = active + byState.reduce((sum, ns) => sum + ns, 0);
+    const parts = [`active ${percent(active, total)}`, ...byState.map((ns, state) => `state ${state} ${percent(ns, total)}`)];
+    summary.idle = `${idles.length} CPUs: ${parts.join(', ')}`;
+  }
+  const stat = report.stat_runtime;
+  if (stat && stat.events > 0) {
+    const tasks = Object.keys(stat.by_pid).length;
+    summary.runtime = `${(stat.total_ns / 1e6).toFixed(3)} ms to ${tasks} ${tasks === 1 ? 'task' : 'tasks'} (${stat.events} ${stat.events === 1 ? 'event' : 'events'})`;
+  }
+  return summary;
 }
 
 export interface ReplayResult {

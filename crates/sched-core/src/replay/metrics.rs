@@ -5,7 +5,7 @@
 use super::parse::{Event, EventData, EventKind, ParsedTrace};
 use crate::metrics::{LatencyPercentiles, Metrics, MigrationCounts};
 use crate::topology::{CpuId, MachineShape, Numbering, Topology};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Where the migration counts come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +70,46 @@ pub struct CpuReplay {
     pub mean_waiting: f64,
 }
 
+/// One CPU's frequency and idle states, from `cpu_frequency` and `cpu_idle`, each
+/// from its first such event to the trace's end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuPowerReplay {
+    pub cpu: u32,
+    /// `cpu_frequency`: the changes, and the time-weighted mean, the lowest and the
+    /// highest frequency (MHz). `None` without any.
+    pub frequency: Option<FrequencyReplay>,
+    /// `cpu_idle`: `None` without any.
+    pub idle: Option<IdleReplay>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrequencyReplay {
+    pub changes: u64,
+    pub mean_mhz: f64,
+    pub min_mhz: f64,
+    pub max_mhz: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdleReplay {
+    /// Entries into an idle state.
+    pub entries: u64,
+    /// Time in each idle state (ns), by the driver's state index (0 the shallowest).
+    pub state_ns: Vec<u64>,
+    /// Time out of idle (ns), from the first `cpu_idle` on.
+    pub active_ns: u64,
+}
+
+/// `sched_stat_runtime`: the runtime the kernel itself charged to tasks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatRuntimeReplay {
+    pub events: u64,
+    /// The sum of `runtime`, all tasks.
+    pub total_ns: u64,
+    /// The sum by pid.
+    pub by_pid: BTreeMap<u32, u64>,
+}
+
 /// What the replay rebuilt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplayMetrics {
@@ -95,6 +135,9 @@ pub struct ReplayMetrics {
     pub inconsistent_lines: Vec<u64>,
     /// The machine the migrations were classed on.
     pub topology_name: String,
+    /// Per CPU named by a `cpu_frequency` or `cpu_idle` event, in CPU order.
+    pub power: Vec<CpuPowerReplay>,
+    pub stat_runtime: StatRuntimeReplay,
 }
 
 /// A flat machine (one socket, one LLC, one thread per core) with CPUs `0..=max`
@@ -119,6 +162,100 @@ struct TaskState {
     queued_on: Option<u32>,
     woken_at: Option<u64>,
     last_ran_on: Option<u32>,
+}
+
+/// One CPU's frequency and idle state as the log's `cpu_frequency` and `cpu_idle`
+/// events leave them, with the time spent in each.
+#[derive(Clone, Debug, Default)]
+struct PowerState {
+    /// `(kHz, since)`.
+    khz: Option<(u64, u64)>,
+    khz_first: u64,
+    khz_integral: u128,
+    min_khz: u64,
+    max_khz: u64,
+    changes: u64,
+    /// `(state, since)`: `None` out of idle.
+    idle: Option<(Option<u32>, u64)>,
+    idle_entries: u64,
+    state_ns: Vec<u64>,
+    active_ns: u64,
+}
+
+impl PowerState {
+    fn frequency(&mut self, ts: u64, khz: u64) {
+        match self.khz {
+            Some((old, since)) => {
+                self.khz_integral += u128::from(old) * u128::from(ts.saturating_sub(since));
+                self.min_khz = self.min_khz.min(khz);
+                self.max_khz = self.max_khz.max(khz);
+            }
+            None => {
+                self.khz_first = ts;
+                self.min_khz = khz;
+                self.max_khz = khz;
+            }
+        }
+        self.changes += 1;
+        self.khz = Some((khz, ts));
+    }
+
+    fn idle(&mut self, ts: u64, state: Option<u32>) {
+        self.spend_idle(ts);
+        if state.is_some() {
+            self.idle_entries += 1;
+        }
+        self.idle = Some((state, ts));
+    }
+
+    /// Adds the time since the last `cpu_idle` to the state it left the CPU in.
+    fn spend_idle(&mut self, ts: u64) {
+        if let Some((old, since)) = self.idle {
+            let spent = ts.saturating_sub(since);
+            match old {
+                Some(index) => {
+                    let index = index as usize;
+                    if self.state_ns.len() <= index {
+                        self.state_ns.resize(index + 1, 0);
+                    }
+                    self.state_ns[index] += spent;
+                }
+                None => self.active_ns += spent,
+            }
+            self.idle = Some((old, ts));
+        }
+    }
+
+    fn finish(&mut self, cpu: u32, end: u64) -> CpuPowerReplay {
+        let frequency = self.khz.map(|(khz, since)| {
+            self.khz_integral += u128::from(khz) * u128::from(end.saturating_sub(since));
+            let window = end.saturating_sub(self.khz_first);
+            let mean_khz = if window == 0 {
+                khz as f64
+            } else {
+                self.khz_integral as f64 / window as f64
+            };
+            FrequencyReplay {
+                changes: self.changes,
+                mean_mhz: mean_khz / 1e3,
+                min_mhz: self.min_khz as f64 / 1e3,
+                max_mhz: self.max_khz as f64 / 1e3,
+            }
+        });
+        let idle = self.idle.map(|_| {
+            self.spend_idle(end);
+            IdleReplay {
+                entries: self.idle_entries,
+                state_ns: self.state_ns.clone(),
+                active_ns: self.active_ns,
+            }
+        });
+        CpuPowerReplay {
+            cpu,
+            frequency,
+            idle,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -179,6 +316,9 @@ pub(crate) struct Replayer {
     unclassified: u64,
     inconsistencies: u64,
     inconsistent_lines: Vec<u64>,
+    /// By CPU, for the CPUs `cpu_frequency` and `cpu_idle` name.
+    power: BTreeMap<u32, PowerState>,
+    stat_runtime: StatRuntimeReplay,
 }
 
 impl Replayer {
@@ -271,7 +411,35 @@ impl Replayer {
             unclassified: 0,
             inconsistencies: 0,
             inconsistent_lines: Vec::new(),
+            power: BTreeMap::new(),
+            stat_runtime: StatRuntimeReplay::default(),
         }
+    }
+
+    /// The events that count without changing who runs where (`sched_stat_runtime`,
+    /// `cpu_frequency`, `cpu_idle`): true when `event` was one. They leave the
+    /// CPUs' windows to the scheduler events.
+    fn apply_counter(&mut self, event: &Event) -> bool {
+        let ts = event.ts_ns;
+        match &event.data {
+            EventData::StatRuntime {
+                pid, runtime_ns, ..
+            } => {
+                let stat = &mut self.stat_runtime;
+                stat.events += 1;
+                stat.total_ns = stat.total_ns.saturating_add(*runtime_ns);
+                let sum = stat.by_pid.entry(*pid).or_default();
+                *sum = sum.saturating_add(*runtime_ns);
+            }
+            EventData::CpuFrequency { khz, cpu_id } => {
+                self.power.entry(*cpu_id).or_default().frequency(ts, *khz);
+            }
+            EventData::CpuIdle { state, cpu_id } => {
+                self.power.entry(*cpu_id).or_default().idle(ts, *state);
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Applies one event (events come in time order).
@@ -282,6 +450,9 @@ impl Replayer {
         source: MigrationSource,
         hooks: &mut dyn ReplayHooks,
     ) {
+        if self.apply_counter(event) {
+            return;
+        }
         let ts = event.ts_ns;
         let cpu = event.cpu;
         let learned_current = {
@@ -411,7 +582,11 @@ impl Replayer {
                 }
                 self.tasks.entry(*pid).or_default().woken_at = None;
             }
-            EventData::ProcessFork { .. } | EventData::ProcessExec { .. } => {}
+            EventData::ProcessFork { .. }
+            | EventData::ProcessExec { .. }
+            | EventData::StatRuntime { .. }
+            | EventData::CpuFrequency { .. }
+            | EventData::CpuIdle { .. } => {}
         }
     }
 
@@ -482,6 +657,12 @@ impl Replayer {
             inconsistencies: replayer.inconsistencies,
             inconsistent_lines: std::mem::take(&mut replayer.inconsistent_lines),
             topology_name: topology.shape.name.clone(),
+            power: replayer
+                .power
+                .iter_mut()
+                .map(|(cpu, state)| state.finish(*cpu, end))
+                .collect(),
+            stat_runtime: std::mem::take(&mut replayer.stat_runtime),
         }
     }
 }

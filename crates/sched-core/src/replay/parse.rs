@@ -38,10 +38,16 @@ pub enum EventKind {
     SchedProcessFork,
     SchedProcessExec,
     SchedProcessExit,
+    /// The runtime the kernel charged a task (`update_curr`).
+    SchedStatRuntime,
+    /// A CPU's frequency changed (cpufreq).
+    CpuFrequency,
+    /// A CPU entered an idle state or left idle (cpuidle).
+    CpuIdle,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 8] = [
+    pub const ALL: [EventKind; 11] = [
         EventKind::SchedSwitch,
         EventKind::SchedWakeup,
         EventKind::SchedWakeupNew,
@@ -50,6 +56,9 @@ impl EventKind {
         EventKind::SchedProcessFork,
         EventKind::SchedProcessExec,
         EventKind::SchedProcessExit,
+        EventKind::SchedStatRuntime,
+        EventKind::CpuFrequency,
+        EventKind::CpuIdle,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +71,9 @@ impl EventKind {
             EventKind::SchedProcessFork => "sched_process_fork",
             EventKind::SchedProcessExec => "sched_process_exec",
             EventKind::SchedProcessExit => "sched_process_exit",
+            EventKind::SchedStatRuntime => "sched_stat_runtime",
+            EventKind::CpuFrequency => "cpu_frequency",
+            EventKind::CpuIdle => "cpu_idle",
         }
     }
 
@@ -75,6 +87,9 @@ impl EventKind {
             "sched_process_fork" => EventKind::SchedProcessFork,
             "sched_process_exec" => EventKind::SchedProcessExec,
             "sched_process_exit" => EventKind::SchedProcessExit,
+            "sched_stat_runtime" => EventKind::SchedStatRuntime,
+            "cpu_frequency" => EventKind::CpuFrequency,
+            "cpu_idle" => EventKind::CpuIdle,
             _ => return None,
         })
     }
@@ -161,6 +176,9 @@ impl Event {
             EventData::ProcessFork { .. } => EventKind::SchedProcessFork,
             EventData::ProcessExec { .. } => EventKind::SchedProcessExec,
             EventData::ProcessExit { .. } => EventKind::SchedProcessExit,
+            EventData::StatRuntime { .. } => EventKind::SchedStatRuntime,
+            EventData::CpuFrequency { .. } => EventKind::CpuFrequency,
+            EventData::CpuIdle { .. } => EventKind::CpuIdle,
         }
     }
 }
@@ -211,6 +229,20 @@ pub enum EventData {
         pid: u32,
         prio: Option<i32>,
     },
+    /// `sched_stat_runtime`: `runtime` ns charged to the task since the last such
+    /// event (`vruntime` is gone from 6.8 on).
+    StatRuntime {
+        comm: Comm,
+        pid: u32,
+        runtime_ns: u64,
+        vruntime_ns: Option<u64>,
+    },
+    /// `cpu_frequency`: CPU `cpu_id` now runs at `khz`.
+    CpuFrequency { khz: u64, cpu_id: u32 },
+    /// `cpu_idle`: CPU `cpu_id` entered idle state `state` (an index into the
+    /// cpuidle driver's states, 0 the shallowest), or left idle (`None`: the
+    /// kernel's `PWR_EVENT_EXIT`, printed as 4294967295 or -1).
+    CpuIdle { state: Option<u32>, cpu_id: u32 },
 }
 
 /// Why a line was not used.
@@ -1122,7 +1154,12 @@ impl Parser {
                 let comm: String = base.chars().take(15).collect();
                 self.note_task(*pid, &comm);
             }
-            EventData::ProcessExit { comm, pid, .. } => self.note_task_name(*pid, comm),
+            EventData::ProcessExit { comm, pid, .. } | EventData::StatRuntime { comm, pid, .. } => {
+                self.note_task_name(*pid, comm)
+            }
+            EventData::CpuFrequency { cpu_id, .. } | EventData::CpuIdle { cpu_id, .. } => {
+                self.note_cpu(*cpu_id)
+            }
         }
         self.event_counts[kind as usize] += 1;
         if head.ts_ns < self.max_ts {
@@ -1151,6 +1188,11 @@ fn referenced_cpu_out_of_range(data: &EventData) -> Option<u32> {
         } => [*orig_cpu, *dest_cpu]
             .into_iter()
             .find(|cpu| *cpu >= MAX_CPUS),
+        EventData::CpuFrequency { cpu_id, .. } | EventData::CpuIdle { cpu_id, .. }
+            if *cpu_id >= MAX_CPUS =>
+        {
+            Some(*cpu_id)
+        }
         _ => None,
     }
 }
@@ -1743,6 +1785,13 @@ const FORK_KEYS: [Key; 4] = [
 ];
 const EXEC_KEYS: [Key; 3] = [Key::new("filename"), Key::new("pid"), Key::new("old_pid")];
 const EXIT_KEYS: [Key; 3] = [Key::new("comm"), Key::new("pid"), Key::new("prio")];
+const STAT_RUNTIME_KEYS: [Key; 4] = [
+    Key::new("comm"),
+    Key::new("pid"),
+    Key::new("runtime"),
+    Key::new("vruntime"),
+];
+const POWER_KEYS: [Key; 2] = [Key::new("state"), Key::new("cpu_id")];
 const SWITCH_KEYS: [Key; 7] = [
     Key::new("prev_comm"),
     Key::new("prev_pid"),
@@ -1824,6 +1873,9 @@ fn parse_payload(kind: EventKind, payload: &str, names: &Names) -> Payload {
                 ))
             })()
         }
+        EventKind::SchedStatRuntime | EventKind::CpuFrequency | EventKind::CpuIdle => {
+            parse_counter(kind, payload, names).map(|data| (data, PayloadForm::KeyValue))
+        }
         EventKind::SchedProcessExit => {
             let [comm, pid, prio] = key_values(payload, &EXIT_KEYS);
             (|| {
@@ -1841,6 +1893,43 @@ fn parse_payload(kind: EventKind, payload: &str, names: &Names) -> Payload {
     match result {
         Some((data, form)) => Payload::Event(data, form),
         None => Payload::Bad,
+    }
+}
+
+/// `sched_stat_runtime`, `cpu_frequency` and `cpu_idle` (only `key=value` forms).
+fn parse_counter(kind: EventKind, payload: &str, names: &Names) -> Option<EventData> {
+    // A number at the start of a value: `runtime=40000 [ns]`.
+    let number = |value: Option<&str>| leading_u64(value?).map(|(number, _)| number);
+    match kind {
+        EventKind::SchedStatRuntime => {
+            let [comm, pid, runtime, vruntime] = key_values(payload, &STAT_RUNTIME_KEYS);
+            let pid = parse_u32(pid)?;
+            Some(EventData::StatRuntime {
+                comm: name_of(names, pid, comm.unwrap_or("")),
+                pid,
+                runtime_ns: number(runtime)?,
+                vruntime_ns: number(vruntime),
+            })
+        }
+        EventKind::CpuFrequency => {
+            let [state, cpu_id] = key_values(payload, &POWER_KEYS);
+            Some(EventData::CpuFrequency {
+                khz: state?.parse().ok()?,
+                cpu_id: parse_u32(cpu_id)?,
+            })
+        }
+        EventKind::CpuIdle => {
+            let [state, cpu_id] = key_values(payload, &POWER_KEYS);
+            let state = match state?.parse::<i64>().ok()? {
+                -1 | 4_294_967_295 => None,
+                index => Some(u32::try_from(index).ok()?),
+            };
+            Some(EventData::CpuIdle {
+                state,
+                cpu_id: parse_u32(cpu_id)?,
+            })
+        }
+        _ => None,
     }
 }
 

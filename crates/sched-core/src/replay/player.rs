@@ -429,7 +429,23 @@ fn record_of(event: &Event, time: SimTime) -> Option<TraceRecord> {
             ..
         } => (TraceKind::SchedMigrateTask, *pid, *orig_cpu, *dest_cpu),
         EventData::ProcessExit { pid, .. } => (TraceKind::SchedProcessExit, *pid, 0, 0),
-        EventData::ProcessFork { .. } | EventData::ProcessExec { .. } => return None,
+        // As the power model traces it: the CPU whose frequency changed, in kHz.
+        EventData::CpuFrequency { khz, cpu_id } => {
+            return Some(TraceRecord {
+                time,
+                cpu: *cpu_id,
+                ctx_pid: event.ctx_pid,
+                kind: TraceKind::CpuFrequency,
+                pid: 0,
+                arg0: u32::try_from(*khz).unwrap_or(u32::MAX),
+                arg1: 0,
+                reason: Reason::None,
+            })
+        }
+        EventData::ProcessFork { .. }
+        | EventData::ProcessExec { .. }
+        | EventData::StatRuntime { .. }
+        | EventData::CpuIdle { .. } => return None,
     };
     Some(TraceRecord {
         time,

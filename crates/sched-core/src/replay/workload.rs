@@ -217,7 +217,10 @@ pub fn derive_workload(parsed: &ParsedTrace) -> DerivedWorkload {
             }
             EventData::MigrateTask { .. }
             | EventData::ProcessFork { .. }
-            | EventData::ProcessExec { .. } => {}
+            | EventData::ProcessExec { .. }
+            | EventData::StatRuntime { .. }
+            | EventData::CpuFrequency { .. }
+            | EventData::CpuIdle { .. } => {}
         }
     }
     let mut templates = Vec::new();
