@@ -299,7 +299,7 @@ function ReplayReportView({
       ) : (
         <div className="replay-whatif">
           <p>
-            Its workload: {result.derived.tasks} tasks, {formatCount(result.derived.task_wakeups)} wakeups between tasks and{' '}
+            Its workload: {result.derived.tasks} {result.derived.tasks === 1 ? 'task' : 'tasks'}, {formatCount(result.derived.task_wakeups)} wakeups between tasks and{' '}
             {formatCount(result.derived.timer_wakeups)} from idle.
           </p>
           <button type="button" onClick={onResimulate} disabled={!canResimulate}>
