@@ -80,6 +80,11 @@ test('a sweep can be cancelled, and bad input is said with its line', async ({ p
   await vary.fill('oops');
   await sweep.getByRole('button', { name: 'Run sweep' }).click();
   await expect(sweep.getByRole('alert')).toContainText('vary line 1');
+  // A value the schema refuses is refused before anything runs, as the CLI words it.
+  await vary.fill('knobs.hz=5,250');
+  await sweep.getByRole('button', { name: 'Run sweep' }).click();
+  await expect(sweep.getByRole('alert')).toContainText('point 0 (knobs.hz=5): knobs.hz: must be at least 100, got 5');
+  await expect(sweep.getByTestId('sweep-plot')).toHaveCount(0);
 
   // A long sweep: cancelled part-way, nothing is plotted.
   await vary.fill('duration_ms=20000\nworkloads.0.worker_threads=1..8');

@@ -42,7 +42,7 @@ pub fn check_scenario(text: &str) -> String {
 /// Plans a sweep as `schedlab sweep` does: `vary` is a JSON list of `PATH=VALUES`
 /// strings (the CLI's `--vary` grammar, the first varying slowest), `seeds` its
 /// `--seeds` (`1..5`, `1,7,9`). Every point is built and checked before anything
-/// runs. Returns `{"seeds": [...], "points": [{"index", "set": {path: value},
+/// runs. Returns `{"seeds": [...], "points": [{"index", "set": {path: value}, "label",
 /// "scenario": {...}}]}`, each point's scenario as JSON ready for
 /// [`run_summary`]; throws one message naming each problem.
 #[wasm_bindgen]
@@ -84,7 +84,14 @@ pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String
                     point.typed.into_iter().collect();
                 let scenario =
                     serde_json::to_value(&point.scenario).map_err(|err| fail(err.to_string()))?;
-                points.push(json!({ "index": index, "set": set, "scenario": scenario }));
+                // How the CLI names the point in a problem (the schema check is the
+                // sweep worker's: this build has no JSON Schema validator).
+                let label: Vec<String> = point
+                    .settings
+                    .iter()
+                    .map(|(path, value)| sweep::assignment(path, value))
+                    .collect();
+                points.push(json!({ "index": index, "set": set, "label": label.join(" "), "scenario": scenario }));
             }
             Err(message) => {
                 for line in message.lines() {

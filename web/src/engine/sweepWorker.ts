@@ -11,16 +11,12 @@ import * as Comlink from 'comlink';
 import init, { run_summary, spread_json, sweep_plan } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type { SweepOutcome, SweepPoint, SweepProgress, SweepRequest } from './sweepProtocol';
+import { pointProblems, type Plan } from './sweepCheck';
 
 let ready: Promise<unknown> | undefined;
 
 function message(error: unknown): string {
   return typeof error === 'string' ? error : error instanceof Error ? error.message : String(error);
-}
-
-interface Plan {
-  readonly seeds: readonly number[];
-  readonly points: readonly { readonly index: number; readonly set: Record<string, unknown>; readonly scenario: unknown }[];
 }
 
 const sweeper = {
@@ -33,6 +29,8 @@ const sweeper = {
     } catch (error) {
       return { ok: false, problems: message(error).split('\n') };
     }
+    const problems = pointProblems(plan);
+    if (problems.length > 0) return { ok: false, problems };
     const total = plan.points.length * plan.seeds.length;
     if (total > request.maxRuns) {
       return {
