@@ -281,3 +281,35 @@ fn frequency_and_idle_states_in_json_and_text() {
         assert!(stdout.contains(needle), "missing {needle} in:\n{stdout}");
     }
 }
+
+#[test]
+fn resimulate_a_log_of_more_cpus_than_an_llc_holds() {
+    // CPU 199 named: the flat machine has 200 CPUs, more than a scenario's LLC may.
+    let log = "\
+          a-10    [000] d..2.     1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          b-11    [199] d..2.     1.000050: sched_wakeup: comm=a pid=10 prio=120 target_cpu=199
+          b-11    [199] d..2.     1.000100: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=a next_pid=10 next_prio=120
+          a-10    [199] d..2.     1.000600: sched_wakeup: comm=b pid=11 prio=120 target_cpu=000
+          a-10    [199] d..2.     1.000700: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/199 next_pid=0 next_prio=120
+          <idle>-0     [000] d..2.     1.000750: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+";
+    let saved = temp_path("wide.json");
+    let value = json(
+        &[
+            "replay",
+            "-",
+            "--json",
+            "--resimulate",
+            "--save-scenario",
+            saved.to_str().unwrap(),
+        ],
+        Some(log.as_bytes()),
+    );
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    std::fs::remove_file(&saved).ok();
+    assert_eq!(value["resimulation"]["tasks"], 2, "{value}");
+    // Two LLCs of 100 cores: every CPU the log names exists.
+    assert_eq!(scenario["topology"]["llcs_per_socket"], 2, "{scenario}");
+    assert_eq!(scenario["topology"]["cores_per_llc"], 100, "{scenario}");
+}

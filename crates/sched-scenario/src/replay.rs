@@ -43,11 +43,14 @@ pub fn what_if_scenario(
                 .map(|cpu| cpu.cpu + 1)
                 .max()
                 .unwrap_or(1);
+            // A scenario's LLC has at most 128 cores: a larger flat machine is cut
+            // into equal LLCs (moves between them then count as cross-LLC).
+            let llcs = cpus.div_ceil(sched_core::topology::MAX_CORES_PER_LLC);
             TopologySpec {
                 sockets: Some(1),
                 numa_nodes_per_socket: Some(1),
-                llcs_per_socket: Some(1),
-                cores_per_llc: Some(cpus),
+                llcs_per_socket: Some(llcs),
+                cores_per_llc: Some(cpus.div_ceil(llcs)),
                 threads_per_core: Some(1),
                 ..Default::default()
             }

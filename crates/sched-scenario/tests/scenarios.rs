@@ -265,3 +265,16 @@ fn durations_too_long_for_nanoseconds_run_past_the_end() {
     let summary = sim.summary("endless");
     assert!(summary.context_switches > 0);
 }
+
+#[test]
+fn the_llc_bound_the_code_uses_is_the_schemas() {
+    let schema = sched_scenario::schema_value();
+    let bound = schema
+        .pointer("/$defs/TopologySpec/properties/cores_per_llc/maximum")
+        .and_then(serde_json::Value::as_u64);
+    assert_eq!(
+        bound,
+        Some(u64::from(sched_core::topology::MAX_CORES_PER_LLC)),
+        "cores_per_llc's maximum in the schema"
+    );
+}
