@@ -1,6 +1,7 @@
 //! Performance guards that a noisy machine cannot make flaky, counted by a global
 //! allocator: heap allocations per handled event on hackbench at 32 and 512 CPUs,
-//! and the bytes a snapshot of a 512-CPU run holds.
+//! the bytes a snapshot of a 512-CPU run holds, and the ftrace parser's
+//! allocations per event line.
 
 mod common;
 
@@ -101,4 +102,40 @@ fn a_snapshot_of_a_512_cpu_run_is_a_few_megabytes_and_leaves_the_trace_out() {
     assert!(sim.trace.len() > 100_000);
     assert!(bytes < 8_000_000, "{bytes} bytes");
     drop(snapshot);
+}
+
+/// The parser shares a task's name between the events that repeat it: parsing a
+/// log allocates far less than once per event line (a `String` per comm was two a
+/// `sched_switch`). What is left is the events' vector growing and the names that
+/// change.
+#[test]
+fn parsing_a_log_allocates_far_less_than_once_per_event() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut sim = Simulator::new(&scenario(
+        preset("ryzen-7950x"),
+        vec![hackbench(4, 200, 20)],
+        10_000,
+        1,
+    ))
+    .unwrap();
+    sim.run_to_end();
+    let mut text = String::from("# tracer: nop\n#\n");
+    for idx in 0..sim.trace.len() {
+        text.push_str(&sim.trace.ftrace_line(idx, &sim));
+        text.push('\n');
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let mut parser = sched_core::replay::Parser::new();
+    for chunk in text.as_bytes().chunks(1 << 20) {
+        parser.feed_bytes(chunk);
+    }
+    let parsed = parser.finish();
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let events = parsed.events.len();
+    let per_event = allocations as f64 / events as f64;
+    eprintln!("parsing: {allocations} allocations for {events} events, {per_event:.4} per event");
+    assert!(events > 100_000, "{events} events");
+    assert!(per_event < 0.05, "{per_event} allocations per event line");
 }
