@@ -50,11 +50,11 @@ pub enum Numbering {
     Explicit,
 }
 
-/// A machine as a scenario writes it: a preset, or every field by hand, or a preset
-/// with some fields overridden.
 /// The most cores a scenario's LLC may have (`cores_per_llc`'s bound in the schema).
 pub const MAX_CORES_PER_LLC: u32 = 128;
 
+/// A machine as a scenario writes it: a preset, or every field by hand, or a preset
+/// with some fields overridden.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopologySpec {
