@@ -50,7 +50,7 @@ let logGeneration = 0;
 const PROGRESS_EVERY_MS = 100;
 /** A plain log is read in slices of this many bytes (larger slices read faster)... */
 const READ_SLICE_BYTES = 16 << 20;
-/** ...and given to the parser in pieces of this many (progress and cancel between them). */
+/** ...and given to the parser in pieces of this many (progress between them; a cancel is seen between slices). */
 const FEED_BYTES = 4 << 20;
 let traceCursor = 0;
 /** The trace record from which the next frame reads context switches (all of them, uncapped). */
