@@ -54,16 +54,25 @@ else
   cargo_install wasm-pack --version "=${WASM_PACK_VERSION}"
 fi
 
-# Chromium for the browser tests, from Debian (never a downloaded browser build).
-if [ -x /usr/bin/chromium ]; then
-  say "chromium: already installed"
-else
-  command -v apt-get >/dev/null || die "/usr/bin/chromium is missing and apt-get is not available"
-  say "installing chromium from Debian"
+# From Debian: Chromium for the browser tests (never a downloaded browser build), and
+# valgrind, whose instruction counts the performance guard in `npm test` reads.
+apt_install() {
+  command -v apt-get >/dev/null || die "$1 is missing and apt-get is not available"
+  say "installing $2 from Debian"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "$2"
+}
+if [ -x /usr/bin/chromium ]; then
+  say "chromium: already installed"
+else
+  apt_install /usr/bin/chromium chromium
+fi
+if command -v valgrind >/dev/null; then
+  say "valgrind: already installed"
+else
+  apt_install valgrind valgrind
 fi
 
 # npm packages (including binaryen's wasm-opt, which wasm-pack uses): reinstall

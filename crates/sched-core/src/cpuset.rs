@@ -92,13 +92,22 @@ impl CpuSet {
             .sum()
     }
 
+    /// The CPUs in ascending order, a set bit at a time (`for_each_cpu`).
     pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.words.iter().enumerate().flat_map(|(word_idx, word)| {
-            let word = *word;
-            (0..64).filter_map(move |bit| {
-                (word & (1u64 << bit) != 0).then_some(CpuId((word_idx * 64 + bit) as u32))
-            })
-        })
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(word_idx, &word)| bits(word, word_idx))
+    }
+
+    /// The CPUs in both sets, in ascending order (`for_each_cpu_and`), without
+    /// building the intersection.
+    pub fn iter_and<'a>(&'a self, other: &'a CpuSet) -> impl Iterator<Item = CpuId> + 'a {
+        self.words
+            .iter()
+            .zip(&other.words)
+            .enumerate()
+            .flat_map(|(word_idx, (&left, &right))| bits(left & right, word_idx))
     }
 
     pub fn first(&self) -> Option<CpuId> {
@@ -110,6 +119,17 @@ impl CpuSet {
         let cpus: Vec<u32> = self.iter().map(|cpu| cpu.0).collect();
         format_cpu_list(&cpus)
     }
+}
+
+/// The CPUs of one 64-bit word of a set, lowest first.
+fn bits(mut word: u64, word_idx: usize) -> impl Iterator<Item = CpuId> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let bit = word.trailing_zeros() as usize;
+            word &= word - 1;
+            CpuId((word_idx * 64 + bit) as u32)
+        })
+    })
 }
 
 /// Formats ascending CPU numbers like the kernel's `%*pbl`: `0-3,8,10-11`.
@@ -177,6 +197,18 @@ mod tests {
         let set = CpuSet::from_cpus(16, cpus.into_iter().map(CpuId));
         assert_eq!(set.len(), 7);
         assert_eq!(set.to_list_string(), "0-3,8,10-11");
+    }
+
+    #[test]
+    fn iteration_is_ascending_and_matches_membership() {
+        let set = CpuSet::from_cpus(200, [0, 3, 63, 64, 130, 199].map(CpuId));
+        let other = CpuSet::from_cpus(200, [3, 64, 65, 199].map(CpuId));
+        let cpus: Vec<u32> = set.iter().map(|cpu| cpu.0).collect();
+        assert_eq!(cpus, [0, 3, 63, 64, 130, 199]);
+        let both: Vec<u32> = set.iter_and(&other).map(|cpu| cpu.0).collect();
+        assert_eq!(both, [3, 64, 199]);
+        let slow: Vec<u32> = (0..200).filter(|&cpu| set.contains(CpuId(cpu))).collect();
+        assert_eq!(cpus, slow);
     }
 
     #[test]

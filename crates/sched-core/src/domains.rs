@@ -65,6 +65,9 @@ pub struct SchedDomain {
     pub imbalance_pct: u32,
     /// Failed balance attempts tolerated before cache-hot tasks may move.
     pub cache_nice_tries: u32,
+    /// Per group, its running sums' index (`engine/group_sums.rs`) when the domain is
+    /// wide; empty otherwise.
+    pub sums: Vec<u32>,
 }
 
 /// The distance beyond which NUMA domains lose fork/exec/wake-affine balancing.
@@ -194,6 +197,7 @@ fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
             imb_numa_nr: 0,
             imbalance_pct: if level == DomainLevel::Smt { 110 } else { 117 },
             cache_nice_tries: if numa_distance.is_some() { 2 } else { 1 },
+            sums: Vec::new(),
         });
         child_span = span;
     }

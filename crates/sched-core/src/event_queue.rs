@@ -5,7 +5,9 @@
 
 use crate::time::SimTime;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+// A 4-ary heap: half the levels of a binary one, and a level's children share
+// cache lines, which matters once a large machine keeps a thousand timers queued.
+use dary_heap::QuaternaryHeap;
 
 #[derive(Clone, Debug)]
 struct Entry<E> {
@@ -34,14 +36,14 @@ impl<E> Ord for Entry<E> {
 /// A min-queue of future events. Sequence numbers are never reused.
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+    heap: QuaternaryHeap<Reverse<Entry<E>>>,
     next_seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         Self {
-            heap: BinaryHeap::new(),
+            heap: QuaternaryHeap::new(),
             next_seq: 0,
         }
     }

@@ -126,7 +126,7 @@ impl Simulator {
     /// Whether any runqueue has a task waiting behind another (the root domain's
     /// `overload` flag).
     fn any_waiting(&self) -> bool {
-        self.rqs.iter().any(|rq| rq.nr_running >= 2)
+        !self.overloaded.is_empty()
     }
 
     /// Periodic balancing for one CPU (`rebalance_domains()`), from its tick.
@@ -243,17 +243,14 @@ impl Simulator {
         let group = &sd.groups[busiest_idx];
         // find_busiest_queue(): by load for a load imbalance, else by task count;
         // only a runqueue with a task waiting can give one up.
-        let src = group
-            .iter()
-            .filter(|cpu| self.rqs[cpu.0 as usize].nr_running >= 2)
-            .max_by_key(|cpu| {
-                let rq = &self.rqs[cpu.0 as usize];
-                let key = match imbalance {
-                    Imbalance::Load(_) => rq.load_weight,
-                    Imbalance::Tasks(_) => rq.nr_running as u64,
-                };
-                (key, std::cmp::Reverse(cpu.0))
-            });
+        let src = group.iter_and(&self.overloaded).max_by_key(|cpu| {
+            let rq = &self.rqs[cpu.0 as usize];
+            let key = match imbalance {
+                Imbalance::Load(_) => rq.load_weight,
+                Imbalance::Tasks(_) => rq.nr_running as u64,
+            };
+            (key, std::cmp::Reverse(cpu.0))
+        });
         let Some(src) = src else {
             return false;
         };
@@ -376,7 +373,7 @@ impl Simulator {
         let mut local = None;
         let mut others = Vec::with_capacity(sd.groups.len());
         for (group_idx, group) in sd.groups.iter().enumerate() {
-            let mut stats = self.group_stats(group);
+            let mut stats = self.group_stats(sd, group_idx);
             stats.imbalanced = !self.sg_imbalance.is_empty()
                 && group
                     .first()

@@ -232,8 +232,9 @@ impl Simulator {
             let rows = sd
                 .groups
                 .iter()
-                .map(|group| {
-                    let mut row = sim.group_row(sd, group, allowed, this_cpu);
+                .enumerate()
+                .map(|(group_idx, group)| {
+                    let mut row = sim.group_row(sd, group_idx, allowed, this_cpu);
                     row.idlest = idlest.is_some_and(|idlest| std::ptr::eq(group, idlest));
                     row
                 })
@@ -259,11 +260,11 @@ impl Simulator {
         if variant == IdlestGroupVariant::LoadBlocked {
             return self.find_idlest_group_blocked(sd, task_id, this_cpu);
         }
-        for group in &sd.groups {
+        for (group_idx, group) in sd.groups.iter().enumerate() {
             if !group.intersects(allowed) {
                 continue;
             }
-            let stats = self.group_stats(group);
+            let stats = self.group_stats(sd, group_idx);
             if group.contains(this_cpu) {
                 local = Some(stats);
                 continue;
@@ -416,11 +417,12 @@ impl Simulator {
     fn group_row(
         &self,
         sd: &SchedDomain,
-        group: &CpuSet,
+        group_idx: usize,
         allowed: &CpuSet,
         this_cpu: CpuId,
     ) -> GroupRow {
-        let stats = self.group_stats(group);
+        let group = &sd.groups[group_idx];
+        let stats = self.group_stats(sd, group_idx);
         let capacity = stats.weight.max(1) as f64 * crate::pelt::CAPACITY_SCALE;
         GroupRow {
             cpus: group.to_list_string(),

@@ -6,6 +6,7 @@
 //! tasks it holds (the kernel tracks `runnable_avg` per entity).
 
 use crate::cpuset::CpuSet;
+use crate::domains::SchedDomain;
 use crate::engine::Simulator;
 use crate::pelt::CAPACITY_SCALE;
 
@@ -82,6 +83,21 @@ impl GroupStats {
         }
     }
 
+    /// The same counts, and the same averages up to rounding (running sums against
+    /// a walk over the CPUs).
+    pub(crate) fn matches(&self, other: &GroupStats) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + a.abs().max(b.abs()));
+        (self.idle_cpus, self.sum_nr_running, self.load, self.weight)
+            == (
+                other.idle_cpus,
+                other.sum_nr_running,
+                other.load,
+                other.weight,
+            )
+            && close(self.util, other.util)
+            && close(self.runnable, other.runnable)
+    }
+
     /// `avg_load`: load per unit of capacity, scaled by 1024.
     pub fn avg_load(&self) -> u64 {
         self.load * 1024 / self.weight.max(1) as u64
@@ -89,10 +105,28 @@ impl GroupStats {
 }
 
 impl Simulator {
-    /// Gathers a group's statistics over all its CPUs (the kernel's group stats
-    /// cover the whole group, not only the CPUs a task may use: this is what lets
-    /// pinned tasks pile up).
-    pub(crate) fn group_stats(&self, group: &CpuSet) -> GroupStats {
+    /// The statistics of group `group` of `sd`, over all its CPUs (the kernel's group
+    /// stats cover the whole group, not only the CPUs a task may use: this is what
+    /// lets pinned tasks pile up). Wide domains read running sums
+    /// (`engine/group_sums.rs`) instead of walking every CPU.
+    pub(crate) fn group_stats(&self, sd: &SchedDomain, group: usize) -> GroupStats {
+        let Some(&summed) = sd.sums.get(group) else {
+            return self.group_stats_by_cpu(&sd.groups[group]);
+        };
+        let stats = self.summed_group_stats(summed);
+        #[cfg(debug_assertions)]
+        {
+            let walked = self.group_stats_by_cpu(&sd.groups[group]);
+            debug_assert!(
+                stats.matches(&walked),
+                "group sums drifted from the CPUs: {stats:?} against {walked:?}"
+            );
+        }
+        stats
+    }
+
+    /// `update_sg_lb_stats()`'s walk: every CPU of the group.
+    pub(crate) fn group_stats_by_cpu(&self, group: &CpuSet) -> GroupStats {
         let mut stats = GroupStats::default();
         for cpu in group.iter() {
             let rq = &self.rqs[cpu.0 as usize];

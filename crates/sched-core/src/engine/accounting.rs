@@ -152,19 +152,31 @@ impl Simulator {
         if elapsed == 0 {
             return;
         }
-        let mut idle_total = 0u64;
-        let mut waiting_total = 0u64;
-        for (idle, waiting) in self.llc_idle.iter().zip(&self.llc_waiting) {
-            idle_total += *idle as u64;
-            waiting_total += *waiting as u64;
-            self.metrics.idle_while_runnable_llc_ns += elapsed * (*idle).min(*waiting) as u64;
+        let gap = &self.gap;
+        self.metrics.idle_while_runnable_llc_ns += elapsed * gap.llc_matched;
+        self.metrics.idle_while_runnable_machine_ns +=
+            elapsed * gap.idle_total.min(gap.waiting_total);
+    }
+
+    /// Keeps what is derived from `cpu`'s state up to date after its runqueue, its
+    /// current task, its wake list or its PELT record changed: the overload mask and
+    /// the wide groups' sums.
+    pub(crate) fn note_cpu_state(&mut self, cpu: CpuId) {
+        let overloaded = self.rqs[cpu.0 as usize].nr_running >= 2;
+        if overloaded != self.overloaded.contains(cpu) {
+            if overloaded {
+                self.overloaded.insert(cpu);
+            } else {
+                self.overloaded.remove(cpu);
+            }
         }
-        self.metrics.idle_while_runnable_machine_ns += elapsed * idle_total.min(waiting_total);
+        self.note_group_sums(cpu);
     }
 
     /// Refreshes the cached idle/waiting figures of `cpu` after its runqueue changed,
     /// and notes its waiting count in the wait log when one is kept.
     pub(crate) fn touch(&mut self, cpu: CpuId) {
+        self.note_cpu_state(cpu);
         let cpu_idx = cpu.0 as usize;
         let idle = self.cpu_is_idle(cpu);
         // Waiting means queued behind a running task (not on a CPU about to run it).
@@ -175,16 +187,11 @@ impl Simulator {
         };
         let llc = self.topology.llc_of(cpu).0 as usize;
         let state = &mut self.cpus[cpu_idx];
-        if state.counted_idle != idle {
-            if idle {
-                self.llc_idle[llc] += 1;
-            } else {
-                self.llc_idle[llc] -= 1;
-            }
+        if state.counted_idle != idle || state.counted_waiting != waiting {
+            let llc_idle = self.gap.llc_idle[llc] + idle as u32 - state.counted_idle as u32;
+            let llc_waiting = self.gap.llc_waiting[llc] + waiting - state.counted_waiting;
+            self.gap.set(llc, llc_idle, llc_waiting);
             state.counted_idle = idle;
-        }
-        if state.counted_waiting != waiting {
-            self.llc_waiting[llc] = self.llc_waiting[llc] + waiting - state.counted_waiting;
             state.counted_waiting = waiting;
         }
         // The timeline's count: every queued task, whether or not one runs (a CPU
@@ -243,5 +250,41 @@ impl Simulator {
         };
         self.explain_on_emit(&record);
         self.trace.push(record);
+    }
+}
+
+/// Work-conservation bookkeeping: per LLC, its idle CPUs and its tasks waiting behind
+/// a running one, with the machine's totals and the sum over LLCs of the smaller of
+/// the two, kept up to date as they change so that integrating the gap costs the
+/// same on any machine.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GapCounts {
+    llc_idle: Vec<u32>,
+    llc_waiting: Vec<u32>,
+    idle_total: u64,
+    waiting_total: u64,
+    llc_matched: u64,
+}
+
+impl GapCounts {
+    /// Every LLC with `idle` CPUs idle and nothing waiting.
+    pub(crate) fn new(idle: Vec<u32>) -> GapCounts {
+        GapCounts {
+            idle_total: idle.iter().map(|&count| count as u64).sum(),
+            llc_waiting: vec![0; idle.len()],
+            llc_idle: idle,
+            waiting_total: 0,
+            llc_matched: 0,
+        }
+    }
+
+    fn set(&mut self, llc: usize, idle: u32, waiting: u32) {
+        let (old_idle, old_waiting) = (self.llc_idle[llc], self.llc_waiting[llc]);
+        self.idle_total = self.idle_total + idle as u64 - old_idle as u64;
+        self.waiting_total = self.waiting_total + waiting as u64 - old_waiting as u64;
+        self.llc_matched =
+            self.llc_matched + idle.min(waiting) as u64 - old_idle.min(old_waiting) as u64;
+        self.llc_idle[llc] = idle;
+        self.llc_waiting[llc] = waiting;
     }
 }

@@ -246,7 +246,7 @@ impl Simulator {
             &topology,
             tasks.len(),
         );
-        Ok(Simulator {
+        let mut sim = Simulator {
             title: scenario.title.clone(),
             seed: scenario.seed,
             topology,
@@ -283,15 +283,18 @@ impl Simulator {
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             shared_runq,
-            llc_idle: llc_idle_initial,
-            llc_waiting: vec![0; n_llcs],
+            gap: accounting::GapCounts::new(llc_idle_initial),
             gap_integrated_to: SimTime::ZERO,
             groups,
             pending_throttle: Vec::new(),
             bandwidth: BandwidthStats::default(),
             recorder: None,
             wait_log: None,
-        })
+            group_sums: Default::default(),
+            overloaded: CpuSet::empty(n_cpus),
+        };
+        sim.rebuild_group_sums();
+        Ok(sim)
     }
 }
 

@@ -42,6 +42,7 @@ impl Simulator {
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.note_cpu_state(cpu);
         self.cpus[cpu.0 as usize].run_gen += 1;
         self.tasks[task_id.0 as usize].run_memory_bound = false;
         self.refresh_memory_bound(cpu);

@@ -145,6 +145,7 @@ impl Simulator {
 
     fn rebuild_domains(&mut self) {
         self.domains = crate::domains::Domains::build_online(&self.topology, &self.online);
+        self.rebuild_group_sums();
         // New groups, new `sched_group_capacity`: no group starts imbalanced.
         self.sg_imbalance.clear();
         // Per-level balance state follows the new number of levels.

@@ -34,6 +34,7 @@ use std::collections::VecDeque;
 mod accounting;
 mod build;
 mod enqueue;
+mod group_sums;
 mod hotplug;
 mod program;
 mod schedule;
@@ -202,8 +203,7 @@ pub struct Simulator {
     /// SHARED_RUNQ's per-LLC shards (`policy::shared_runq`); empty work when off.
     pub shared_runq: crate::policy::shared_runq::SharedRunq,
     /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
-    llc_idle: Vec<u32>,
-    llc_waiting: Vec<u32>,
+    gap: accounting::GapCounts,
     gap_integrated_to: SimTime,
     /// Task groups (cgroups), for CFS bandwidth control.
     pub groups: Vec<TaskGroup>,
@@ -212,6 +212,11 @@ pub struct Simulator {
     /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
     /// CPU): a balance one level down failed because of CPU affinity.
     pub(crate) sg_imbalance: std::collections::BTreeSet<(usize, u32)>,
+    /// The runqueues with a task waiting (`nr_running >= 2`): what sets the root
+    /// domain's `overload` flag, CPU by CPU.
+    pub(crate) overloaded: CpuSet,
+    /// Running sums of the groups of wide domains (`group_sums`).
+    pub(crate) group_sums: group_sums::GroupSums,
     /// The frequency and idle-state model (`power`); inert unless enabled.
     pub power: crate::power::PowerState,
     /// The decision inspector's recorder (`explain.rs`): `None` except in the

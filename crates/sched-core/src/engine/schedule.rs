@@ -67,6 +67,7 @@ impl Simulator {
             }
         }
         self.rqs[cpu_idx].curr = None;
+        self.note_cpu_state(cpu);
         if self.rqs[cpu_idx].leftmost().is_none()
             && self.policy.newidle_balance
             && self.online.contains(cpu)
@@ -106,6 +107,7 @@ impl Simulator {
         let is_busy = next.is_some();
         if was_busy != is_busy {
             self.cpus[cpu_idx].pelt.update(now, was_busy);
+            self.note_cpu_state(cpu);
             if is_busy {
                 // Leaving idle: fold this idle period into avg_idle (`update_avg`).
                 let idle_ns = (now - self.cpus[cpu_idx].idle_since).as_ns() as i64;

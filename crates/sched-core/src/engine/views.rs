@@ -222,7 +222,15 @@ impl Simulator {
             if !self.online.contains(cpu) && (!rq.queued.is_empty() || running_here) {
                 return Err(format!("offline CPU {cpu_idx} still holds tasks"));
             }
+            if self.overloaded.contains(cpu) != (rq.nr_running >= 2) {
+                return Err(format!(
+                    "CPU {cpu_idx}: overload mask says {} with nr_running {}",
+                    self.overloaded.contains(cpu),
+                    rq.nr_running
+                ));
+            }
         }
+        self.group_sums_problem()?;
         // SHARED_RUNQ: a task in a shard is queued on a CPU of that shard's LLC, and
         // in `all` mode every queued task allowed on several CPUs is in its CPU's
         // shard (pushed on __enqueue_entity, removed on __dequeue_entity).

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The performance guard run by `npm test`: instructions per handled event, counted by
+# valgrind's callgrind inside `Simulator::step` only (set-up excluded). Instruction
+# counts do not move with machine load, so the limits can be tight enough to catch a
+# real regression without making the test flaky:
+#   - hackbench on 512 CPUs may cost at most 1.6x per event what it costs on 32
+#     (the target is 1.3x);
+#   - the schbench scenario on 512 CPUs at most 1.9x what it costs on 40 (target 1.5x);
+#   - hackbench on 32 CPUs at most 2,600 instructions per event (about 1.75x today's).
+# Usage: bash scripts/perf-guard.sh [--json FILE]   (writes the figures as JSON too)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+json_out=""
+if [ "${1:-}" = "--json" ]; then
+  json_out=$2
+fi
+command -v valgrind >/dev/null || { echo "perf-guard: valgrind is missing (scripts/setup.sh installs it)" >&2; exit 1; }
+cargo build --release -q -p sched-cli
+bin=target/release/schedlab
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# name, then the `schedlab bench` arguments.
+cases=(
+  "hackbench-32|hackbench-7950x --set workloads.0.loops=20"
+  "hackbench-512|hackbench-7950x --set workloads.0.loops=20 --set topology.preset=zen4-2s128c --set workloads.0.groups=16"
+  "schbench-40|sis-schbench-t19 --set duration_ms=300"
+  "schbench-512|sis-schbench-t19 --set duration_ms=300 --set topology.preset=zen4-2s128c --set workloads.0.worker_threads=255"
+)
+for entry in "${cases[@]}"; do
+  name=${entry%%|*}
+  # shellcheck disable=SC2086 # the arguments are words
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.out" --toggle-collect='*Simulator::step*' \
+    "$bin" bench ${entry#*|} --repeat 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+  events=$(sed -n 's/.*"events": *\([0-9]*\).*/\1/p' "$tmp/$name.json")
+  instructions=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/$name.err")
+  echo "$name $events $instructions" >> "$tmp/figures"
+done
+
+node - "$tmp/figures" "$json_out" <<'EOF'
+const fs = require('node:fs');
+const [figuresFile, jsonOut] = process.argv.slice(2);
+const rows = fs.readFileSync(figuresFile, 'utf8').trim().split('\n').map((line) => line.split(' '));
+const per = Object.fromEntries(rows.map(([name, events, instructions]) => [name, { events: Number(events), instructions: Number(instructions), per_event: Number(instructions) / Number(events) }]));
+for (const [name, figure] of Object.entries(per)) {
+  if (!(figure.events > 0 && figure.instructions > 0)) {
+    console.error(`perf-guard: no figures for ${name}`);
+    process.exit(1);
+  }
+  console.log(`${name.padEnd(14)} ${String(figure.events).padStart(9)} events  ${figure.per_event.toFixed(0).padStart(6)} instructions per event`);
+}
+const checks = [
+  ['hackbench, 512 CPUs against 32', per['hackbench-512'].per_event / per['hackbench-32'].per_event, 1.6],
+  ['schbench, 512 CPUs against 40', per['schbench-512'].per_event / per['schbench-40'].per_event, 1.9],
+];
+const absolute = ['hackbench on 32 CPUs, instructions per event', per['hackbench-32'].per_event, 2600];
+let failed = false;
+for (const [what, value, limit] of [...checks, absolute]) {
+  const ok = value <= limit;
+  failed ||= !ok;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}: ${value.toFixed(value < 100 ? 2 : 0)} (limit ${limit})`);
+}
+if (jsonOut) {
+  fs.writeFileSync(jsonOut, JSON.stringify({ instructions_per_event: per, ratios: Object.fromEntries(checks.map(([what, value]) => [what, Number(value.toFixed(3))])) }, null, 2) + '\n');
+}
+process.exit(failed ? 1 : 0);
+EOF
