@@ -454,6 +454,8 @@ pub struct Topology {
     pub cpus: Vec<CpuInfo>,
     pub core_cpus: Vec<CpuSet>,
     pub llc_cpus: Vec<CpuSet>,
+    /// Each LLC's CPUs in ascending order, for the wakeup path's wrapping scans.
+    pub llc_cpu_list: Vec<Vec<CpuId>>,
     pub node_cpus: Vec<CpuSet>,
     pub socket_cpus: Vec<CpuSet>,
     /// `node_distance[a][b]`, as in the ACPI SLIT: 10 local, 12 same socket, 32 other socket.
@@ -535,6 +537,7 @@ impl Topology {
                 .collect(),
             shape,
             core_cpus,
+            llc_cpu_list: llc_cpus.iter().map(|cpus| cpus.iter().collect()).collect(),
             llc_cpus,
             node_cpus,
             socket_cpus,

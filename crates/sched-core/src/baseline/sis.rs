@@ -197,8 +197,8 @@ impl Simulator {
             }
         } else {
             // Without SMT the LLC's groups are single CPUs: any idle one.
-            let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
-            for cpu in wrap_after(&cpus, target) {
+            let cpus = &self.topology.llc_cpu_list[llc as usize];
+            for cpu in wrap_after(cpus, target) {
                 if !affinity.contains(cpu) {
                     continue;
                 }
@@ -351,11 +351,11 @@ impl Simulator {
         llc: u32,
     ) -> (Option<CpuId>, Option<CpuId>, u32) {
         let affinity = &self.tasks[task_id.0 as usize].affinity;
-        let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let cpus = &self.topology.llc_cpu_list[llc as usize];
         let mut seen_cores: Vec<CoreId> = Vec::new();
         let mut any_idle = None;
         let mut scanned = 0u32;
-        for cpu in wrap_after(&cpus, target) {
+        for cpu in wrap_after(cpus, target) {
             if !affinity.contains(cpu) {
                 continue;
             }
@@ -410,7 +410,7 @@ impl Simulator {
         llc: u32,
         bound: Option<u32>,
     ) -> (Option<CpuId>, u32, Option<u32>) {
-        let cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let cpus = &self.topology.llc_cpu_list[llc as usize];
         let affinity = &self.tasks[task_id.0 as usize].affinity;
         // Before 5.6 (SIS_PROP's form here) every CPU of the span used up the bound,
         // allowed or not; SIS_UTIL (6.0+) scans only the CPUs the task may use.
@@ -418,7 +418,7 @@ impl Simulator {
         let mut budget = bound;
         let mut scanned = 0u32;
         let mut found = None;
-        for cpu in wrap_after(&cpus, target) {
+        for cpu in wrap_after(cpus, target) {
             let allowed = affinity.contains(cpu);
             if !allowed && !disallowed_count {
                 continue;
@@ -499,8 +499,15 @@ impl Simulator {
     }
 
     /// `test_idle_cores()`: the kernel keeps a per-LLC "has idle cores" hint; here
-    /// it is exact.
+    /// it is exact, counted as CPUs go idle and busy (`IdleCores`).
     pub(crate) fn llc_has_idle_core(&self, llc: u32) -> bool {
+        let counted = self.idle_cores.llc_has_idle_core(llc);
+        debug_assert_eq!(counted, self.llc_has_idle_core_by_scan(llc), "LLC {llc}");
+        counted
+    }
+
+    /// The same by looking at every core of the LLC.
+    pub(crate) fn llc_has_idle_core_by_scan(&self, llc: u32) -> bool {
         let mut seen = Vec::new();
         for cpu in self.topology.llc_cpus[llc as usize].iter() {
             let core = self.topology.core_of(cpu);
@@ -646,8 +653,8 @@ impl Simulator {
                 None => format!("4.6 walk of LLC {llc}'s cores from the target's: no core has every thread idle (each has a busy thread or the target)"),
             }
         } else {
-            let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
-            for cpu in wrap_after(&llc_cpus, target) {
+            let llc_cpus = &self.topology.llc_cpu_list[llc as usize];
+            for cpu in wrap_after(llc_cpus, target) {
                 if !affinity.contains(cpu) {
                     continue;
                 }
@@ -732,12 +739,12 @@ impl Simulator {
     /// wholly idle one; the single pass (5.12+) keeps the first idle CPU it saw.
     fn explain_idle_cores(&self, rec: &Recorder, task_id: TaskId, target: CpuId, llc: u32) {
         let affinity = &self.tasks[task_id.0 as usize].affinity;
-        let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let llc_cpus = &self.topology.llc_cpu_list[llc as usize];
         let mut seen_cores: Vec<CoreId> = Vec::new();
         let mut any_idle = None;
         let mut core_cpu = None;
         let mut cpus = Vec::new();
-        for cpu in wrap_after(&llc_cpus, target) {
+        for cpu in wrap_after(llc_cpus, target) {
             if !affinity.contains(cpu) {
                 continue;
             }
@@ -798,12 +805,12 @@ impl Simulator {
         bound: Option<u32>,
     ) {
         let affinity = &self.tasks[task_id.0 as usize].affinity;
-        let llc_cpus: Vec<CpuId> = self.topology.llc_cpus[llc as usize].iter().collect();
+        let llc_cpus = &self.topology.llc_cpu_list[llc as usize];
         let disallowed_count = self.features.sis_prop && !self.features.sis_util;
         let mut budget = bound;
         let mut cpus = Vec::new();
         let mut found = None;
-        for cpu in wrap_after(&llc_cpus, target) {
+        for cpu in wrap_after(llc_cpus, target) {
             let allowed = affinity.contains(cpu);
             if !allowed && !disallowed_count {
                 continue;

@@ -159,9 +159,16 @@ impl Simulator {
     }
 
     /// Keeps what is derived from `cpu`'s state up to date after its runqueue, its
-    /// current task, its wake list or its PELT record changed: the overload mask and
-    /// the wide groups' sums.
+    /// current task, its wake list, its PELT record or its being online changed: the
+    /// idle cores, the overload mask and the wide groups' sums.
     pub(crate) fn note_cpu_state(&mut self, cpu: CpuId) {
+        let idle = self.cpu_is_idle(cpu);
+        if idle != self.idle_cores.idle[cpu.0 as usize] {
+            let core = self.topology.core_of(cpu).0 as usize;
+            let threads = self.topology.core_cpus[core].len() as u32;
+            let llc = self.topology.llc_of(cpu).0 as usize;
+            self.idle_cores.set(cpu, core, threads, llc, idle);
+        }
         let overloaded = self.rqs[cpu.0 as usize].nr_running >= 2;
         if overloaded != self.overloaded.contains(cpu) {
             if overloaded {
@@ -286,5 +293,56 @@ impl GapCounts {
             self.llc_matched + idle.min(waiting) as u64 - old_idle.min(old_waiting) as u64;
         self.llc_idle[llc] = idle;
         self.llc_waiting[llc] = waiting;
+    }
+}
+
+/// Which CPUs are idle, and from that how many threads of each core and how many
+/// whole cores of each LLC are: what `test_idle_cores()` asks, kept as CPUs change.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IdleCores {
+    idle: Vec<bool>,
+    core_idle_threads: Vec<u32>,
+    llc_idle_cores: Vec<u32>,
+}
+
+impl IdleCores {
+    /// Every CPU idle.
+    pub(crate) fn new(topology: &crate::topology::Topology) -> IdleCores {
+        let mut llc_idle_cores = vec![0; topology.llc_cpus.len()];
+        for cpus in &topology.core_cpus {
+            if let Some(first) = cpus.first() {
+                llc_idle_cores[topology.llc_of(first).0 as usize] += 1;
+            }
+        }
+        IdleCores {
+            idle: vec![true; topology.n_cpus()],
+            core_idle_threads: topology
+                .core_cpus
+                .iter()
+                .map(|cpus| cpus.len() as u32)
+                .collect(),
+            llc_idle_cores,
+        }
+    }
+
+    fn set(&mut self, cpu: CpuId, core: usize, threads: u32, llc: usize, idle: bool) {
+        self.idle[cpu.0 as usize] = idle;
+        let was_idle_core = self.core_idle_threads[core] == threads;
+        if idle {
+            self.core_idle_threads[core] += 1;
+        } else {
+            self.core_idle_threads[core] -= 1;
+        }
+        let is_idle_core = self.core_idle_threads[core] == threads;
+        if is_idle_core && !was_idle_core {
+            self.llc_idle_cores[llc] += 1;
+        } else if was_idle_core && !is_idle_core {
+            self.llc_idle_cores[llc] -= 1;
+        }
+    }
+
+    /// Whether the LLC has a core whose threads are all idle.
+    pub(crate) fn llc_has_idle_core(&self, llc: u32) -> bool {
+        self.llc_idle_cores[llc as usize] > 0
     }
 }

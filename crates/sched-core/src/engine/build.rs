@@ -246,6 +246,7 @@ impl Simulator {
             &topology,
             tasks.len(),
         );
+        let idle_cores = accounting::IdleCores::new(&topology);
         let mut sim = Simulator {
             title: scenario.title.clone(),
             seed: scenario.seed,
@@ -291,6 +292,7 @@ impl Simulator {
             recorder: None,
             wait_log: None,
             group_sums: Default::default(),
+            idle_cores,
             overloaded: CpuSet::empty(n_cpus),
         };
         sim.rebuild_group_sums();

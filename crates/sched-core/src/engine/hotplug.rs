@@ -49,6 +49,7 @@ impl Simulator {
         let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
         self.parked.extend(deferred);
         self.online.remove(cpu);
+        self.note_cpu_state(cpu);
         self.rebuild_domains();
         let mut moved = 0u32;
         // The running task first, then the queued ones, in vruntime order.

@@ -212,6 +212,8 @@ pub struct Simulator {
     /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
     /// CPU): a balance one level down failed because of CPU affinity.
     pub(crate) sg_imbalance: std::collections::BTreeSet<(usize, u32)>,
+    /// Idle CPUs, and idle cores per LLC.
+    pub(crate) idle_cores: accounting::IdleCores,
     /// The runqueues with a task waiting (`nr_running >= 2`): what sets the root
     /// domain's `overload` flag, CPU by CPU.
     pub(crate) overloaded: CpuSet,

@@ -230,6 +230,13 @@ impl Simulator {
                 ));
             }
         }
+        for llc in 0..self.topology.llc_cpus.len() as u32 {
+            if self.llc_has_idle_core(llc) != self.llc_has_idle_core_by_scan(llc) {
+                return Err(format!(
+                    "LLC {llc}: the idle-core count disagrees with its cores"
+                ));
+            }
+        }
         self.group_sums_problem()?;
         // SHARED_RUNQ: a task in a shard is queued on a CPU of that shard's LLC, and
         // in `all` mode every queued task allowed on several CPUs is in its CPU's
