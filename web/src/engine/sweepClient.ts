@@ -12,14 +12,21 @@ export interface SweepRunner {
 
 export function createSweepRunner(): SweepRunner {
   let worker: Worker | undefined;
+  // One proxy per worker, kept as long as the worker: Comlink releases the worker's
+  // side of the link when a proxy of it is garbage-collected, so a second `wrap` of
+  // the same worker found its calls unanswered once the first proxy was collected.
+  let remote: Comlink.Remote<Sweeper> | undefined;
   let cancelled: (() => void) | undefined;
   return {
     run(request, onProgress) {
-      worker ??= new Worker(new URL('./sweepWorker.ts', import.meta.url), { type: 'module', name: 'schedlab-sweep' });
-      const remote = Comlink.wrap<Sweeper>(worker);
+      if (worker === undefined || remote === undefined) {
+        worker = new Worker(new URL('./sweepWorker.ts', import.meta.url), { type: 'module', name: 'schedlab-sweep' });
+        remote = Comlink.wrap<Sweeper>(worker);
+      }
+      const sweeper = remote;
       return new Promise<SweepOutcome | undefined>((resolve, reject) => {
         cancelled = () => resolve(undefined);
-        remote.sweep(request, Comlink.proxy(onProgress)).then(resolve, reject).finally(() => {
+        sweeper.sweep(request, Comlink.proxy(onProgress)).then(resolve, reject).finally(() => {
           cancelled = undefined;
         });
       });
@@ -27,6 +34,7 @@ export function createSweepRunner(): SweepRunner {
     cancel() {
       worker?.terminate();
       worker = undefined;
+      remote = undefined;
       cancelled?.();
       cancelled = undefined;
     },
