@@ -1,21 +1,53 @@
 #!/usr/bin/env bash
-# Simulation speed, in events per second of wall time. Numbers vary from machine
-# to machine and run to run: compare ratios measured in one run, not across runs.
+# The benchmark suite (`npm run bench`, about 10 minutes here). Numbers vary from
+# machine to machine and run to run: compare ratios measured in one run, not
+# across runs. Writes every figure, with the command that made it, to bench.json
+# (BENCH_JSON=FILE to put it elsewhere) and the tables between the bench markers
+# of docs/PERFORMANCE.md (BENCH_DOCS=0 leaves the docs alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+out=${BENCH_JSON:-bench.json}
 cargo build --release -q -p sched-cli
 bin=target/release/schedlab
-echo "== native ($(uname -m)), $(date -u +%Y-%m-%d)"
-"$bin" bench teaching-small --repeat 5
-"$bin" bench sis-schbench-t19 --repeat 5
-"$bin" bench hackbench-7950x --repeat 3 --set workloads.0.loops=200
-# The largest preset: 512 CPUs (2 x 128-core Zen4) running hackbench with 16 groups.
-"$bin" bench hackbench-7950x --repeat 3 --set topology.preset=zen4-2s128c \
-  --set workloads.0.groups=16 --set workloads.0.loops=200
-# The ftrace parser and replay (`schedlab replay`), on a schedlab-written trace.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+echo "== native ($(uname -m)), $(date -u +%Y-%m-%d)"
+
+# Simulation speed: `schedlab bench` (events per second, median of the runs).
+# Each line: a label, then the arguments.
+native_cases=(
+  "teaching-small|teaching-small --repeat 5"
+  "sis-schbench-t19|sis-schbench-t19 --repeat 5"
+  "hackbench, 32 CPUs|hackbench-7950x --repeat 3 --set workloads.0.loops=200"
+  "hackbench, 512 CPUs|hackbench-7950x --repeat 3 --set topology.preset=zen4-2s128c --set workloads.0.groups=16 --set workloads.0.loops=200"
+  "hackbench, 120 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=3 --set workloads.0.loops=2000"
+  "hackbench, 1000 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=25 --set workloads.0.loops=240"
+  "hackbench, 10000 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=250 --set workloads.0.loops=24"
+)
+# Then every shipped scenario once, as it ships.
+for file in scenarios/*.json; do
+  name=$(basename "$file" .json)
+  [ "$name" = scenario.schema ] || native_cases+=("$name (shipped)|$name --repeat 1")
+done
+for entry in "${native_cases[@]}"; do
+  label=${entry%%|*}
+  args=${entry#*|}
+  # shellcheck disable=SC2086 # the arguments are words
+  "$bin" bench $args --json > "$tmp/one.json"
+  node -e '
+    const [file, label, args] = process.argv.slice(1);
+    const figure = JSON.parse(require("fs").readFileSync(file, "utf8"));
+    console.log(JSON.stringify({ label, command: `schedlab bench ${args}`, ...figure }));
+    const m = (x) => (x / 1e6).toFixed(2);
+    console.error(`native: ${label}: ${figure.cpus} CPUs, ${figure.events} events, ${m(figure.events_per_s.median)} M events/s (${m(figure.events_per_s.min)}..${m(figure.events_per_s.max)})`);
+  ' "$tmp/one.json" "$label" "$args" >> "$tmp/native.jsonl"
+done
+
+# Instructions per event (callgrind), the figures the guard in `npm test` checks.
+bash scripts/perf-guard.sh --json "$tmp/instructions.json" || echo "bench: the performance guard's limits were not met (see above)"
+
+# The ftrace parser and replay (`schedlab replay`), on a schedlab-written trace.
 "$bin" run hackbench-7950x --set workloads.0.loops=1000 --trace-out "$tmp/hackbench.trace" > /dev/null
 bytes=$(stat -c %s "$tmp/hackbench.trace")
 for run in 1 2 3; do
@@ -23,13 +55,21 @@ for run in 1 2 3; do
   "$bin" replay "$tmp/hackbench.trace" --json > /dev/null
   end=$(date +%s%N)
   echo "$bytes $start $end"
-done | awk '{ mb = $1 / 1e6; s = ($3 - $2) / 1e9; printf "replay: %.0f MB in %.3f s, %.0f MB/s (parse, replay and JSON)\n", mb, s, mb / s }'
+done | awk '{ mb = $1 / 1e6; s = ($3 - $2) / 1e9; printf "replay: %.0f MB in %.3f s, %.0f MB/s (parse, replay and JSON)\n", mb, s, mb / s }' | tee "$tmp/replay.txt"
 # The parser alone, and parser and replay, on the same trace held in memory (no disk, no JSON).
 cargo build --release -q -p sched-core --example parse_bench
-target/release/examples/parse_bench "$tmp/hackbench.trace" --repeat 5 | grep -E '^parse'
+target/release/examples/parse_bench "$tmp/hackbench.trace" --repeat 5 | grep -E '^parse' | tee "$tmp/parse.txt"
+
+# WebAssembly: the same parser under Node, then the simulation natively, under
+# Node and in Chromium, in turns.
+bash scripts/build.sh > /dev/null
+node scripts/parse-bench-node.mjs "$tmp/hackbench.trace" 6 | tee "$tmp/parse-node.txt"
+node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json"
+
 # The app in headless Chromium: the same log read in the Replay panel (streamed,
 # parsed in wasm, played), then frame times with 512 CPUs playing, the first
 # frame, bundle sizes.
-bash scripts/build.sh > /dev/null
-node scripts/parse-bench.mjs "$tmp/hackbench.trace"
-node scripts/frame-bench.mjs
+node scripts/parse-bench.mjs "$tmp/hackbench.trace" | tee "$tmp/parse-browser.txt"
+node scripts/frame-bench.mjs | tee "$tmp/frames.txt"
+
+node scripts/bench-report.mjs "$tmp" "$out" "${BENCH_DOCS:-1}"

@@ -122,6 +122,43 @@ pub fn run_summary(scenario_text: &str, name: &str, seed: f64) -> Result<String,
     Ok(serde_json::to_string(&sim.summary(name)).expect("a summary serialises"))
 }
 
+/// One timed run as `schedlab bench` times it, for the wasm/native speed figures:
+/// built from scenario JSON with no trace kept (only its hash), then `run` goes to
+/// the end. The page times `run` alone, as the CLI times `run_to_end`.
+#[wasm_bindgen]
+pub struct BenchRun {
+    sim: Simulator,
+}
+
+#[wasm_bindgen]
+impl BenchRun {
+    /// Throws a JSON array of `{path, message}` for a bad scenario.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario_text: &str) -> Result<BenchRun, JsValue> {
+        let scenario = parse_json(scenario_text)
+            .and_then(|value| scenario_from_value(&value))
+            .map_err(|errors| errors_to_js(&errors))?;
+        let sim =
+            Simulator::with_trace_limit(&scenario, 0).map_err(|errors| errors_to_js(&errors))?;
+        Ok(BenchRun { sim })
+    }
+
+    /// Runs to the end; the events handled.
+    pub fn run(&mut self) -> f64 {
+        self.sim.run_to_end();
+        self.sim.events() as f64
+    }
+
+    pub fn n_cpus(&self) -> u32 {
+        self.sim.topology.n_cpus() as u32
+    }
+
+    /// The trace hash, equal to the native build's for the same scenario and seed.
+    pub fn trace_hash(&self) -> String {
+        self.sim.trace.hash_hex()
+    }
+}
+
 /// The median, min and max over runs, field by field (`schedlab sweep --json`'s
 /// per-point figures): `runs` is a JSON list of summaries; returns
 /// `{"median", "min", "max"}`.

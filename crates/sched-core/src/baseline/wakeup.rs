@@ -370,6 +370,8 @@ impl Simulator {
 
     /// `weighted_cpuload()`: the summed `load_avg` of the CFS tasks on a CPU's
     /// runqueue, the running one included (`cfs_rq->runnable_load_avg`).
+    /// Simplification: summed task by task (each truncated) where the kernel keeps
+    /// the cfs_rq's own decayed sum, so its cost grows with the tasks queued.
     fn cpu_runnable_load(&self, cpu: CpuId) -> u64 {
         let rq = &self.rqs[cpu.0 as usize];
         rq.curr
