@@ -33,6 +33,8 @@ const parseNode = grab(text('parse-node.txt'), /^wasm parse \(node\): ([0-9.]+) 
 const parseBrowser = grab(text('parse-browser.txt'), /read ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\), the parser's part ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\)/);
 const frames = grab(text('frames.txt'), /p50 ([0-9.]+) ms, p95 ([0-9.]+) ms, max ([0-9.]+) ms, ([0-9.]+) % over 20 ms/);
 const firstFrame = grab(text('frames.txt'), /first frame: (\d+) ms/);
+const memoryLine = text('memory.txt');
+const memory = grab(memoryLine, /: (\d+) events, the engine's wasm memory ([0-9.]+) MB, the page's JS heap ([0-9.]+) MB/);
 const replayRuns = [...text('replay.txt').matchAll(/([0-9.]+) MB\/s/g)].map((match) => Number(match[1]));
 
 const spread = (values) => {
@@ -64,6 +66,7 @@ const report = {
     browser_read_mb_s: parseBrowser ? { median: parseBrowser[0], min: parseBrowser[1], max: parseBrowser[2] } : null,
     browser_parser_mb_s: parseBrowser ? { median: parseBrowser[3], min: parseBrowser[4], max: parseBrowser[5] } : null,
   },
+  memory: memory ? { command: 'node scripts/memory-bench.mjs', scenario: 'netperf-udp-rr-skylake, duration_ms 1250, played to its end', events: memory[0], wasm_mb: memory[1], js_heap_mb: memory[2] } : null,
   frames: frames ? { command: 'node scripts/frame-bench.mjs', p50_ms: frames[0], p95_ms: frames[1], max_ms: frames[2], over_20ms_pct: frames[3], first_frame_ms: firstFrame?.[0] ?? null } : null,
 };
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
@@ -120,6 +123,11 @@ if (p.browser_read_mb_s) lines.push(`| Chromium, the whole read of a warm open |
 if (report.frames) {
   lines.push('');
   lines.push(`Frames with 512 CPUs playing (\`node scripts/frame-bench.mjs\`): p50 ${report.frames.p50_ms} ms, p95 ${report.frames.p95_ms} ms, max ${report.frames.max_ms} ms, ${report.frames.over_20ms_pct} % over 20 ms; first frame ${report.frames.first_frame_ms} ms.`);
+}
+
+if (report.memory) {
+  lines.push('');
+  lines.push(`Memory (\`node scripts/memory-bench.mjs\`): ${report.memory.scenario}, ${report.memory.events.toLocaleString('en')} events: the engine's wasm memory ${report.memory.wasm_mb} MB, the page's JavaScript heap ${report.memory.js_heap_mb} MB.`);
 }
 
 const docs = `${root}docs/PERFORMANCE.md`;

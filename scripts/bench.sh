@@ -68,8 +68,10 @@ node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json"
 
 # The app in headless Chromium: the same log read in the Replay panel (streamed,
 # parsed in wasm, played), then frame times with 512 CPUs playing, the first
-# frame, bundle sizes.
+# frame, bundle sizes; then the memory of a long run.
 node scripts/parse-bench.mjs "$tmp/hackbench.trace" | tee "$tmp/parse-browser.txt"
 node scripts/frame-bench.mjs | tee "$tmp/frames.txt"
+# Memory: a run of about ten million events played to its end in the app.
+node scripts/memory-bench.mjs | tee "$tmp/memory.txt"
 
 node scripts/bench-report.mjs "$tmp" "$out" "${BENCH_DOCS:-1}"

@@ -6,6 +6,8 @@ declare global {
     __schedlab?: {
       idle: boolean;
       events: number;
+      /** The engine's wasm memory in bytes (its high-water mark). */
+      wasmBytes: number;
       status: string;
       /**
        * Switches and waiting-count changes the timeline holds; lanes, spans and wait-band

@@ -18,4 +18,6 @@ test('a run of six million trace records is kept whole: at its end the event log
   expect(Number(await newest.getAttribute('data-index'))).toBeGreaterThan(6_000_000);
   expect(Number(await newest.locator('.ev-time').textContent())).toBeGreaterThan(0.999);
   await expect(page.getByText('The trace store is full')).toHaveCount(0);
+  // The frame reports the engine's wasm memory, which holds those records (at least 8 bytes each).
+  expect(await page.evaluate(() => window.__schedlab?.wasmBytes ?? 0)).toBeGreaterThan(6_000_000 * 8);
 });

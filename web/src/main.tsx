@@ -22,7 +22,7 @@ declare global {
      * painted, the time range it drew, and the middle of its widest task run in
      * canvas pixels.
      */
-    __schedlab?: { idle: boolean; events: number; status: string; timeline: TimelineHook; restoredFromNs: number | undefined };
+    __schedlab?: { idle: boolean; events: number; wasmBytes: number; status: string; timeline: TimelineHook; restoredFromNs: number | undefined };
   }
 }
 
@@ -55,7 +55,7 @@ const publishIdle = () => {
   timelineHook.switches = state.slices?.switches ?? 0;
   timelineHook.waitChanges = state.slices?.waitChanges ?? 0;
   const idle = isIdle(state) && compare.settled();
-  window.__schedlab = { idle, events: state.frame?.events ?? 0, status: state.status, timeline: timelineHook, restoredFromNs: state.restoredFromNs };
+  window.__schedlab = { idle, events: state.frame?.events ?? 0, wasmBytes: state.frame?.wasmBytes ?? 0, status: state.status, timeline: timelineHook, restoredFromNs: state.restoredFromNs };
   document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
 };
 store.subscribe(publishIdle);

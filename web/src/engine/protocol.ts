@@ -241,6 +241,12 @@ export interface Frame {
   readonly newTrace: readonly TraceLine[];
   readonly traceTotal: number;
   /**
+   * The engine's wasm memory in bytes: everything the core holds (the trace store,
+   * the wait log, snapshots, a log's events). Wasm memory grows and never shrinks,
+   * so this is the run's high-water mark.
+   */
+  readonly wasmBytes: number;
+  /**
    * The `sched_switch` records added since the previous frame, all of them (not
    * capped like `newTrace`): flat `[time_ns, cpu, next_pid, ...]` triples (the
    * bridge's `switches`), for the timeline's run slices.

@@ -131,8 +131,14 @@ function swapIn(next: Source): LoadedScenario {
   };
 }
 
+/** The engine's wasm memory, once loaded: its size is reported with each frame. */
+let memory: WebAssembly.Memory | undefined;
+
 function ensureWasm(): Promise<{ memory: WebAssembly.Memory }> {
-  ready ??= init({ module_or_path: wasmUrl });
+  ready ??= init({ module_or_path: wasmUrl }).then((exports) => {
+    memory = exports.memory;
+    return exports;
+  });
   return ready;
 }
 
@@ -172,6 +178,7 @@ function frameOf(sim: Source): Frame {
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
+    wasmBytes: memory?.buffer.byteLength ?? 0,
     switches,
     migrations,
     waits,

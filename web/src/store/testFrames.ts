@@ -19,6 +19,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     locks: [],
     newTrace: [],
     traceTotal: 0,
+    wasmBytes: 0,
     switches: new Float64Array(0),
     migrations: new Float64Array(0),
     waits: new Float64Array(0),

@@ -1,0 +1,52 @@
+// Memory of a long run in the browser: the built app in headless Chromium (Debian's)
+// loads netperf UDP_RR on Skylake stretched to about ten million events, goes to
+// the end of the run (End on the Playhead: every event handled, the trace, the
+// wait log and the snapshots kept as when playing), and prints the engine's wasm
+// memory (`window.__schedlab.wasmBytes`, its high-water mark) and the page's
+// JavaScript heap.
+// Usage: node scripts/memory-bench.mjs [DURATION_MS]   (after scripts/build.sh; 1250 by default)
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PORT = 4393;
+const durationMs = Number(process.argv[2] ?? 1250);
+
+const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless', '--enable-precise-memory-info'] });
+const idle = (page) => page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 600_000 });
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await page.goto(`http://127.0.0.1:${PORT}/`);
+  await idle(page);
+  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('netperf-udp-rr-skylake');
+  await idle(page);
+  const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
+  const text = await editor.inputValue();
+  const stretched = text.replace(/"duration_ms": *\d+/, `"duration_ms": ${durationMs}`);
+  if (stretched === text && !text.includes(`"duration_ms": ${durationMs}`)) throw new Error('memory-bench: no duration_ms in the scenario text');
+  await editor.fill(stretched);
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await idle(page);
+  const started = Date.now();
+  await page.getByRole('slider', { name: 'Playhead' }).focus();
+  await page.keyboard.press('End');
+  await idle(page);
+  const seconds = (Date.now() - started) / 1000;
+  const figures = await page.evaluate(() => ({
+    events: window.__schedlab?.events ?? 0,
+    wasmBytes: window.__schedlab?.wasmBytes ?? 0,
+    jsHeap: performance.memory?.usedJSHeapSize ?? 0,
+  }));
+  const clock = await page.getByTestId('sim-time').textContent();
+  const mb = (bytes) => (bytes / 1e6).toFixed(1);
+  console.log(
+    `memory (netperf-udp-rr-skylake, duration_ms ${durationMs}, to the end in ${seconds.toFixed(1)} s): ${figures.events} events, ` +
+      `the engine's wasm memory ${mb(figures.wasmBytes)} MB, the page's JS heap ${mb(figures.jsHeap)} MB (${clock?.replace(/^t = /, '')})`,
+  );
+} finally {
+  await browser.close();
+  server.kill();
+}
