@@ -57,9 +57,13 @@ function native(testCase) {
   return { events: out.events, hash: out.trace_hash, rate: out.events_per_s.median };
 }
 
-/** One wasm run under Node: `BenchRun.run` timed alone, as the CLI times `run_to_end`. */
-function node(text) {
-  const bench = new BenchRun(text);
+/**
+ * One wasm run: `BenchRun.run` timed alone, as the CLI times `run_to_end`. The same
+ * function runs under Node (given the class) and in the page (`page.evaluate` sends
+ * its source, and the page's own class is the default).
+ */
+function timedRun(text, Bench = window.wasm.BenchRun) {
+  const bench = new Bench(text);
   const started = performance.now();
   const events = bench.run();
   const seconds = (performance.now() - started) / 1000;
@@ -68,18 +72,8 @@ function node(text) {
   return { events, hash, rate: events / seconds };
 }
 
-/** The same in the page. */
-function chromiumRun(page, text) {
-  return page.evaluate((text) => {
-    const bench = new window.wasm.BenchRun(text);
-    const started = performance.now();
-    const events = bench.run();
-    const seconds = (performance.now() - started) / 1000;
-    const hash = bench.trace_hash();
-    bench.free();
-    return { events, hash, rate: events / seconds };
-  }, text);
-}
+const node = (text) => timedRun(text, BenchRun);
+const chromiumRun = (page, text) => page.evaluate(timedRun, text);
 
 // Chromium: a bare page that imports the same wasm package, served from here.
 const server = createServer((request, response) => {
