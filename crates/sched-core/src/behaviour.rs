@@ -127,6 +127,10 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         memory_bound: bool,
     },
+    /// Busy-wait on the clock for this long (schbench's `usec_spin` on
+    /// `gettimeofday`): it ends this long after it starts, however much of that time
+    /// it actually ran, and an SMT sibling or a cache refill does not stretch it.
+    Spin { duration: Dist },
     /// Sleep (off the CPU) for this long, then wake.
     Sleep { duration: Dist },
     /// Take a token from the channel, or block until one is posted.
@@ -143,6 +147,12 @@ pub enum Op {
     },
     /// Wake every task waiting on the channel; keeps no token.
     WakeAll { channel: String },
+    /// Wake the channel's waiters one at a time, newest first (the order a
+    /// lock-free list hands them back, as schbench's `xlist_wake_all` walks it),
+    /// running `each` on this CPU after every wake (the futex syscall). Each woken
+    /// task's wakeup latency counts from the start of the walk, where schbench
+    /// takes its one timestamp, so a waker preempted mid-walk delays the rest.
+    WakeEach { channel: String, each: Dist },
     /// Drop any tokens the channel holds (a futex set back to "blocked").
     Reset { channel: String },
     /// Count one unit of the workload's throughput (a request, a message, a job).
@@ -184,11 +194,13 @@ pub struct ChannelId(pub u32);
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     Run(Dist, bool),
+    Spin(Dist),
     Sleep(Dist),
     Wait(ChannelId),
     Post(ChannelId, u32, bool),
     Barrier(ChannelId, u32, u32),
     WakeAll(ChannelId),
+    WakeEach(ChannelId, Dist),
     Reset(ChannelId),
     Complete,
     /// CPU numbers of the new affinity mask.
@@ -281,7 +293,11 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
                 let label = channels.label(label);
                 out.push(Instr::Barrier(channels.id(channel), *parties, label));
             }
+            Op::Spin { duration } => out.push(Instr::Spin(duration.clone())),
             Op::WakeAll { channel } => out.push(Instr::WakeAll(channels.id(channel))),
+            Op::WakeEach { channel, each } => {
+                out.push(Instr::WakeEach(channels.id(channel), each.clone()))
+            }
             Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
             Op::Complete => out.push(Instr::Complete),
             Op::SetAffinity { cpus } => out.push(Instr::SetAffinity(
@@ -315,9 +331,14 @@ fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
     for (idx, op) in ops.iter().enumerate() {
         let here = format!("{prefix}{idx}");
         match op {
-            Op::Run { duration, .. } | Op::Sleep { duration } => {
+            Op::Run { duration, .. } | Op::Spin { duration } | Op::Sleep { duration } => {
                 if let Err((field, message)) = duration.check() {
                     errors.push((format!("{here}.duration.{field}"), message));
+                }
+            }
+            Op::WakeEach { each, .. } => {
+                if let Err((field, message)) = each.check() {
+                    errors.push((format!("{here}.each.{field}"), message));
                 }
             }
             Op::Post { count, .. } if *count == 0 => {
@@ -350,7 +371,9 @@ fn check_ops(ops: &[Op], prefix: &str, errors: &mut Vec<(String, String)>) {
 
 fn takes_time(ops: &[Op]) -> bool {
     ops.iter().any(|op| match op {
-        Op::Run { duration, .. } | Op::Sleep { duration } => duration.can_take_time(),
+        Op::Run { duration, .. } | Op::Spin { duration } | Op::Sleep { duration } => {
+            duration.can_take_time()
+        }
         Op::Wait { .. } | Op::Barrier { .. } => true,
         Op::Loop { body, .. } => takes_time(body),
         _ => false,

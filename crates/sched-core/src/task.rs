@@ -60,6 +60,14 @@ impl TaskState {
     }
 }
 
+/// The rest of a `WakeEach` walk: waiters in arrival order (woken from the end),
+/// and when the walk began (the latency origin of everyone it wakes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WakeWalk {
+    pub pending: Vec<TaskId>,
+    pub started: SimTime,
+}
+
 /// One entry of a task's loop stack: where the loop starts and how many passes remain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopFrame {
@@ -101,8 +109,12 @@ pub struct Task {
 
     pub pc: usize,
     pub loops: Vec<LoopFrame>,
+    /// A `WakeEach` walk in progress: the waiters still to wake and the walk's start.
+    pub wake_walk: Option<Box<WakeWalk>>,
     /// Work left in the current `Run`, in ns at full speed; `None` when not in a `Run`.
     pub remaining_work: Option<u64>,
+    /// When the current `Spin` ends, whatever speed it ran at; `None` outside one.
+    pub spin_until: Option<SimTime>,
 
     pub nr_switches: u64,
     pub nr_migrations: u64,

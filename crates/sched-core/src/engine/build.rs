@@ -119,7 +119,9 @@ impl Simulator {
                     woken_at: None,
                     pc: 0,
                     loops: Vec::new(),
+                    wake_walk: None,
                     remaining_work: None,
+                    spin_until: None,
                     nr_switches: 0,
                     nr_migrations: 0,
                     recent_used_cpu: None,
@@ -313,6 +315,7 @@ fn offset_channels(program: Program, base: u32, pool_base: u32) -> Program {
                     Instr::Barrier(shift(channel), parties, label)
                 }
                 Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
+                Instr::WakeEach(channel, each) => Instr::WakeEach(shift(channel), each),
                 Instr::Reset(channel) => Instr::Reset(shift(channel)),
                 Instr::Spawn(pool) => Instr::Spawn(pool + pool_base),
                 other => other,

@@ -3,7 +3,7 @@
 use super::*;
 use crate::behaviour::Instr;
 use crate::cpuset::CpuSet;
-use crate::task::{LoopFrame, TaskId, TaskState};
+use crate::task::{LoopFrame, TaskId, TaskState, WakeWalk};
 use crate::time::SimTime;
 use crate::topology::CpuId;
 use crate::trace::{Reason, TraceKind};
@@ -44,6 +44,19 @@ impl Simulator {
                     self.schedule_run_done(cpu, work);
                     return;
                 }
+                Instr::Spin(dist) => {
+                    // usec_spin(): the deadline is set now; the work figure only keeps
+                    // the task in a burst (it is not what ends it).
+                    let duration = dist.sample_ns(&mut self.rng);
+                    if duration == 0 {
+                        continue;
+                    }
+                    self.tasks[tidx].spin_until = Some(self.now + SimTime(duration));
+                    self.tasks[tidx].remaining_work = Some(duration);
+                    self.tasks[tidx].run_memory_bound = false;
+                    self.schedule_run_done(cpu, duration);
+                    return;
+                }
                 Instr::Sleep(dist) => {
                     let duration = dist.sample_ns(&mut self.rng);
                     self.dequeue_curr(task_id, cpu, TaskState::Sleeping);
@@ -77,6 +90,46 @@ impl Simulator {
                     for waiter in waiters {
                         self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
+                }
+                Instr::WakeEach(channel, each) => {
+                    // schbench's xlist_wake_all(): splice the list once, take one
+                    // timestamp, then one futex wake per waiter, newest first. The
+                    // instruction runs again after each wake's syscall time until
+                    // the walk is done.
+                    if self.tasks[tidx].wake_walk.is_none() {
+                        let pending: Vec<TaskId> = self.channels[channel.0 as usize]
+                            .waiters
+                            .drain(..)
+                            .collect();
+                        if pending.is_empty() {
+                            continue;
+                        }
+                        self.tasks[tidx].wake_walk = Some(Box::new(WakeWalk {
+                            pending,
+                            started: self.now,
+                        }));
+                    }
+                    let walk = self.tasks[tidx].wake_walk.as_mut().expect("walk");
+                    let started = walk.started;
+                    let Some(waiter) = walk.pending.pop() else {
+                        self.tasks[tidx].wake_walk = None;
+                        continue;
+                    };
+                    self.tasks[tidx].pc = pc;
+                    self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+                    let woken = &mut self.tasks[waiter.0 as usize].woken_at;
+                    if *woken == Some(self.now) {
+                        *woken = Some(started);
+                    }
+                    let work = each.sample_ns(&mut self.rng);
+                    if work == 0 {
+                        continue;
+                    }
+                    let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
+                    self.tasks[tidx].remaining_work = Some(work);
+                    self.tasks[tidx].run_memory_bound = false;
+                    self.schedule_run_done(cpu, work);
+                    return;
                 }
                 Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
                 Instr::Barrier(channel, parties, label) => {

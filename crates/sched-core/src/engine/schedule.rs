@@ -245,6 +245,7 @@ impl Simulator {
         };
         self.update_curr(cpu);
         self.tasks[task_id.0 as usize].remaining_work = None;
+        self.tasks[task_id.0 as usize].spin_until = None;
         if self.tasks[task_id.0 as usize].run_memory_bound {
             self.tasks[task_id.0 as usize].run_memory_bound = false;
             self.refresh_memory_bound(cpu);

@@ -12,10 +12,14 @@ impl Simulator {
     pub(crate) fn schedule_run_done(&mut self, cpu: CpuId, work: u64) {
         let state = &self.cpus[cpu.0 as usize];
         let (gen, speed) = (state.run_gen, state.speed_permille);
-        self.queue.push(
-            self.now + SimTime(wall_time_for(work, speed)),
-            Event::RunDone { cpu, gen },
-        );
+        // A spin on the clock ends at its deadline, or at once if that has passed
+        // while it waited for the CPU.
+        let spin_until = self.rqs[cpu.0 as usize]
+            .curr
+            .and_then(|task| self.tasks[task.0 as usize].spin_until)
+            .map(|until| until.max(self.now));
+        let at = spin_until.unwrap_or(self.now + SimTime(wall_time_for(work, speed)));
+        self.queue.push(at, Event::RunDone { cpu, gen });
     }
 
     /// A task about to run on `cpu` owes a cache refill if its data is warm elsewhere.

@@ -1,0 +1,91 @@
+//! Behaviour-program steps whose timing is their point: a spin on the clock against
+//! a run of work, and a wake walk that wakes one waiter per syscall.
+
+mod common;
+
+use common::{preset, run, scenario, tasks};
+use sched_core::behaviour::{Dist, Op};
+use sched_core::workload::WorkloadSpec;
+
+/// Two tasks pinned to CPU 0, each doing `step` once and exiting: when the run ends.
+fn two_on_one_cpu(step: Op) -> u64 {
+    let mut scenario = scenario(
+        preset("teaching-small"),
+        vec![tasks("t", 2, Some("0"), 0, vec![step])],
+        1_000,
+        1,
+    );
+    scenario.background.enabled = false;
+    run(&scenario).sim_time_ns
+}
+
+#[test]
+fn a_spin_on_the_clock_ends_at_its_deadline_while_work_waits_for_the_cpu() {
+    let ms50 = Dist::fixed_us(50_000.0);
+    // Two 50 ms runs of work on one CPU take 100 ms between them.
+    let work = two_on_one_cpu(Op::Run {
+        duration: ms50.clone(),
+        memory_bound: false,
+    });
+    // Two 50 ms spins sharing the CPU: the second starts its clock at its first
+    // slice (12 ms of a 24 ms period on 8 CPUs, seen at the 4 ms tick: 16 ms in),
+    // and both end by 66 ms. Time spent waiting for the CPU counts, as
+    // gettimeofday sees it.
+    let spin = two_on_one_cpu(Op::Spin { duration: ms50 });
+    assert!(work >= 100_000_000, "two 50 ms runs ended at {work} ns");
+    assert!(
+        (50_000_000..70_000_000).contains(&spin),
+        "two 50 ms spins ended at {spin} ns"
+    );
+}
+
+/// One waker and four waiters on an idle 8-CPU machine: the waker runs 1 ms (the
+/// waiters block meanwhile), wakes them with `wake`, and exits; the waiters exit
+/// when woken. Returns the spread of the waiters' wakeup latencies, in us.
+fn latency_spread(wake: Op) -> f64 {
+    let waiter = vec![Op::Wait {
+        channel: "list".into(),
+    }];
+    let waker = vec![
+        Op::Run {
+            duration: Dist::fixed_us(1_000.0),
+            memory_bound: false,
+        },
+        wake,
+    ];
+    // One workload, so that both kinds of task share the channel.
+    let WorkloadSpec::Tasks(mut spec) = tasks("waiter", 4, None, 0, waiter) else {
+        unreachable!()
+    };
+    let WorkloadSpec::Tasks(waker_spec) = tasks("waker", 1, None, 0, waker) else {
+        unreachable!()
+    };
+    spec.tasks.extend(waker_spec.tasks);
+    spec.tasks[1].record_latency = false;
+    let mut scenario = scenario(
+        preset("teaching-small"),
+        vec![WorkloadSpec::Tasks(spec)],
+        100,
+        1,
+    );
+    scenario.background.enabled = false;
+    let latency = run(&scenario).wakeup_latency_us;
+    assert_eq!(latency.samples, 4, "{latency:?}");
+    latency.max - latency.min
+}
+
+#[test]
+fn a_wake_walk_adds_one_syscall_per_waiter_to_the_latency_of_the_next() {
+    // All at once: every waiter waits the same idle-exit time.
+    let together = latency_spread(Op::WakeAll {
+        channel: "list".into(),
+    });
+    // One 5 us wake after another, timed from the walk's start: the last waiter
+    // woken waits three wakes longer than the first.
+    let walk = latency_spread(Op::WakeEach {
+        channel: "list".into(),
+        each: Dist::fixed_us(5.0),
+    });
+    assert!(together < 1.0, "WakeAll spread {together} us");
+    assert!((15.0..17.0).contains(&walk), "WakeEach spread {walk} us");
+}
