@@ -7,8 +7,9 @@ test('on a small machine each CPU shows its queued tasks themselves, as many as 
   await slider.focus();
   const machine = page.locator('svg[data-testid="machine"]');
   let checked = 0;
-  // A few moments of the run: at each, every CPU's chips (and "+N") add up to the tasks waiting on it.
-  for (let moment = 0; moment < 4; moment++) {
+  // Moments of the run, at least 4 and until some task waits: at each, every CPU's chips (and "+N")
+  // add up to the tasks waiting on it.
+  for (let moment = 0; moment < 4 || (checked === 0 && moment < 24); moment++) {
     await page.keyboard.press('PageUp');
     await waitIdle(page);
     const cpus = await machine.locator('g.cpu').evaluateAll((cells) =>
