@@ -371,13 +371,19 @@ impl Simulator {
     /// `weighted_cpuload()`: the summed `load_avg` of the CFS tasks on a CPU's
     /// runqueue, the running one included (`cfs_rq->runnable_load_avg`).
     /// Simplification: summed task by task (each truncated) where the kernel keeps
-    /// the cfs_rq's own decayed sum, so its cost grows with the tasks queued.
+    /// the cfs_rq's own decayed sum, so its cost grows with the tasks queued. The
+    /// decays share one `exp2` per PELT epoch (`DecayCache`).
     fn cpu_runnable_load(&self, cpu: CpuId) -> u64 {
         let rq = &self.rqs[cpu.0 as usize];
+        let mut decay = crate::pelt::DecayCache::new(self.now());
         rq.curr
             .into_iter()
             .chain(rq.queued.iter().map(|&(_, task)| task))
-            .map(|task| self.task_runnable_load(task))
+            .map(|task_id| {
+                let task = &self.tasks[task_id.0 as usize];
+                (decay.runnable(&task.pelt) * task.weight as f64 / crate::pelt::CAPACITY_SCALE)
+                    as u64
+            })
             .sum()
     }
 
