@@ -89,3 +89,24 @@ fn a_wake_walk_adds_one_syscall_per_waiter_to_the_latency_of_the_next() {
     assert!(together < 1.0, "WakeAll spread {together} us");
     assert!((15.0..17.0).contains(&walk), "WakeEach spread {walk} us");
 }
+
+#[test]
+fn an_endless_loop_of_spins_shorter_than_a_nanosecond_still_takes_time() {
+    // Valid (the duration is above 0), but each draw rounds to 0 ns: the same guard
+    // as a run's makes it take time, so the run reaches its end.
+    let spin = Op::Spin {
+        duration: Dist::fixed_us(0.0005),
+    };
+    let program = vec![Op::Loop {
+        count: None,
+        body: vec![spin],
+    }];
+    let mut scenario = scenario(
+        preset("teaching-small"),
+        vec![tasks("t", 1, None, 0, program)],
+        2,
+        1,
+    );
+    scenario.background.enabled = false;
+    assert_eq!(run(&scenario).sim_time_ns, 2_000_000);
+}

@@ -362,10 +362,17 @@ impl Simulator {
         (task.pelt.util_avg * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
     }
 
-    /// The `load_avg` of a task on a runqueue (running or waiting), as of now.
+    /// The `load_avg` of a task on a runqueue (running or waiting), as of now:
+    /// the same arithmetic as each term of `cpu_runnable_load`, so that a CPU holding
+    /// only the waker gives the waker's own load, bit for bit.
     fn task_runnable_load(&self, task_id: TaskId) -> u64 {
+        let mut decay = crate::pelt::DecayCache::new(self.now());
+        self.task_load_with(&mut decay, task_id)
+    }
+
+    fn task_load_with(&self, decay: &mut crate::pelt::DecayCache, task_id: TaskId) -> u64 {
         let task = &self.tasks[task_id.0 as usize];
-        (task.pelt.peek(self.now(), true) * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
+        (decay.runnable(&task.pelt) * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
     }
 
     /// `weighted_cpuload()`: the summed `load_avg` of the CFS tasks on a CPU's
@@ -379,11 +386,7 @@ impl Simulator {
         rq.curr
             .into_iter()
             .chain(rq.queued.iter().map(|&(_, task)| task))
-            .map(|task_id| {
-                let task = &self.tasks[task_id.0 as usize];
-                (decay.runnable(&task.pelt) * task.weight as f64 / crate::pelt::CAPACITY_SCALE)
-                    as u64
-            })
+            .map(|task_id| self.task_load_with(&mut decay, task_id))
             .sum()
     }
 

@@ -47,10 +47,16 @@ impl Simulator {
                 Instr::Spin(dist) => {
                     // usec_spin(): the deadline is set now; the work figure only keeps
                     // the task in a burst (it is not what ends it).
-                    let duration = dist.sample_ns(&mut self.rng);
+                    let mut duration = dist.sample_ns(&mut self.rng);
+                    if duration == 0 && steps_without_time > 10_000 {
+                        duration = 1_000;
+                    }
                     if duration == 0 {
                         continue;
                     }
+                    // A refill owed from the switch-in happens inside the spin: the
+                    // clock, not the work, ends it.
+                    self.tasks[tidx].refill_debt_ns = 0;
                     self.tasks[tidx].spin_until = Some(self.now + SimTime(duration));
                     self.tasks[tidx].remaining_work = Some(duration);
                     self.tasks[tidx].run_memory_bound = false;

@@ -48,8 +48,14 @@ impl Simulator {
             return;
         }
         let core = self.topology.core_of(cpu);
-        let threads: Vec<CpuId> = self.topology.core_cpus[core.0 as usize].iter().collect();
-        for thread in threads {
+        // A core's threads, without an allocation: scenarios allow SMT8 at most.
+        let mut threads = [CpuId(0); 8];
+        let mut n = 0;
+        for thread in self.topology.core_cpus[core.0 as usize].iter() {
+            threads[n] = thread;
+            n += 1;
+        }
+        for &thread in &threads[..n] {
             self.retime(thread);
         }
     }
@@ -67,10 +73,20 @@ impl Simulator {
             return false;
         }
         self.cpus[cpu_idx].memory_bound = now_bound;
-        let node = self.topology.info(cpu).node.0 as usize;
+        let info = self.topology.info(cpu);
+        let (llc, node) = (info.llc.0 as usize, info.node.0 as usize);
+        if now_bound {
+            self.memory_bound_per_llc[llc] += 1;
+            self.memory_bound_per_node[node] += 1;
+            self.memory_bound_cpus.insert(cpu);
+        } else {
+            self.memory_bound_per_llc[llc] -= 1;
+            self.memory_bound_per_node[node] -= 1;
+            self.memory_bound_cpus.remove(cpu);
+        }
         let neighbours: Vec<CpuId> = self.topology.node_cpus[node]
-            .iter()
-            .filter(|other| *other != cpu && self.cpus[other.0 as usize].memory_bound)
+            .iter_and(&self.memory_bound_cpus)
+            .filter(|other| *other != cpu)
             .collect();
         for other in neighbours {
             self.retime(other);
@@ -98,16 +114,11 @@ impl Simulator {
             // Its work was sized at STREAM_THREAD_BYTES_PER_US, so speed scales by
             // the rate it gets against that.
             let info = self.topology.info(cpu);
-            let count = |set: &crate::cpuset::CpuSet| {
-                set.iter()
-                    .filter(|other| self.cpus[other.0 as usize].memory_bound)
-                    .count()
-                    .max(1) as f64
-            };
+            let count = |bound: u32| bound.max(1) as f64;
             let llc_share = self.costs.memory_llc_gbps as f64
-                / count(&self.topology.llc_cpus[info.llc.0 as usize]);
+                / count(self.memory_bound_per_llc[info.llc.0 as usize]);
             let node_share = self.costs.memory_node_gbps as f64
-                / count(&self.topology.node_cpus[info.node.0 as usize]);
+                / count(self.memory_bound_per_node[info.node.0 as usize]);
             let rate_gbps = (self.costs.memory_core_gbps as f64)
                 .min(llc_share)
                 .min(node_share);
