@@ -252,8 +252,8 @@ impl Reason {
                     SisStep::RecentUsed => format!("recently used CPU {cpu} was idle"),
                     SisStep::IdleCore => format!("found an idle core in LLC {llc} after inspecting {scanned} CPUs: CPU {cpu}"),
                     SisStep::IdleSibling => format!("idle SMT sibling CPU {cpu}"),
-                    SisStep::PackageScan { first, last, found: true } => format!("no idle core or sibling; should_scan_idle let the package scan look at {scanned} CPUs of LLC {llc} ({first} to {last}): idle CPU {cpu}"),
-                    SisStep::PackageScan { first, last, found: false } => format!("no idle core or sibling; the package scan looked at {scanned} CPUs of LLC {llc} ({first} to {last}), none idle: pid {pid} queues on CPU {cpu}"),
+                    SisStep::PackageScan { first, last, found: true } => format!("no idle core or sibling; should_scan_idle let the package scan of LLC {llc} run ({first} to {last}): idle CPU {cpu}, {scanned} CPUs inspected with the 4.6 walk's"),
+                    SisStep::PackageScan { first, last, found: false } => format!("no idle core or sibling; the package scan of LLC {llc} ({first} to {last}) found none idle, {scanned} CPUs inspected with the 4.6 walk's: pid {pid} queues on CPU {cpu}"),
                     SisStep::IdleCpu => match limit {
                         Some(limit) => format!("bounded scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
                         None => format!("scan of LLC {llc} found idle CPU {cpu} after {scanned}"),
