@@ -169,7 +169,6 @@ impl Simulator {
             crate::topology::memory_figures(&topology.shape.name),
         );
         let n_llcs = topology.llc_cpus.len();
-        let n_nodes = topology.node_cpus.len();
         let llc_idle_initial: Vec<u32> = topology
             .llc_cpus
             .iter()
@@ -289,8 +288,6 @@ impl Simulator {
             shared_runq,
             gap: accounting::GapCounts::new(llc_idle_initial),
             gap_integrated_to: SimTime::ZERO,
-            memory_bound_per_llc: vec![0; n_llcs],
-            memory_bound_per_node: vec![0; n_nodes],
             memory_bound_cpus: CpuSet::empty(n_cpus),
             groups,
             pending_throttle: Vec::new(),

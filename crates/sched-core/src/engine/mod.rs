@@ -205,10 +205,8 @@ pub struct Simulator {
     /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
     gap: accounting::GapCounts,
     gap_integrated_to: SimTime,
-    /// CPUs running a memory-bound burst, per LLC and per NUMA node (their shares
-    /// of bandwidth; kept as `CpuState::memory_bound` changes).
-    memory_bound_per_llc: Vec<u32>,
-    memory_bound_per_node: Vec<u32>,
+    /// CPUs running a memory-bound burst (`CpuState::memory_bound`), for the
+    /// bandwidth shares of their LLCs and nodes.
     memory_bound_cpus: CpuSet,
     /// Task groups (cgroups), for CFS bandwidth control.
     pub groups: Vec<TaskGroup>,

@@ -26,31 +26,19 @@ impl Simulator {
             steps_without_time += 1;
             match instr {
                 Instr::Run(dist, memory_bound) => {
-                    let mut work = dist.sample_ns(&mut self.rng);
-                    if work == 0 && steps_without_time > 10_000 {
-                        work = 1_000;
-                    }
+                    let work = self.draw_time(&dist, steps_without_time);
                     if work == 0 {
                         continue;
                     }
-                    let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
-                    self.tasks[tidx].remaining_work = Some(work);
-                    self.tasks[tidx].run_memory_bound = memory_bound;
                     // A memory-bound run sets this CPU's speed (and its neighbours');
                     // if that already timed the run, it is queued.
-                    if memory_bound && self.refresh_memory_bound(cpu) {
-                        return;
-                    }
-                    self.schedule_run_done(cpu, work);
+                    self.start_burst(task_id, cpu, work, memory_bound);
                     return;
                 }
                 Instr::Spin(dist) => {
                     // usec_spin(): the deadline is set now; the work figure only keeps
                     // the task in a burst (it is not what ends it).
-                    let mut duration = dist.sample_ns(&mut self.rng);
-                    if duration == 0 && steps_without_time > 10_000 {
-                        duration = 1_000;
-                    }
+                    let duration = self.draw_time(&dist, steps_without_time);
                     if duration == 0 {
                         continue;
                     }
@@ -58,9 +46,7 @@ impl Simulator {
                     // clock, not the work, ends it.
                     self.tasks[tidx].refill_debt_ns = 0;
                     self.tasks[tidx].spin_until = Some(self.now + SimTime(duration));
-                    self.tasks[tidx].remaining_work = Some(duration);
-                    self.tasks[tidx].run_memory_bound = false;
-                    self.schedule_run_done(cpu, duration);
+                    self.start_burst(task_id, cpu, duration, false);
                     return;
                 }
                 Instr::Sleep(dist) => {
@@ -131,10 +117,7 @@ impl Simulator {
                     if work == 0 {
                         continue;
                     }
-                    let work = work + std::mem::take(&mut self.tasks[tidx].refill_debt_ns);
-                    self.tasks[tidx].remaining_work = Some(work);
-                    self.tasks[tidx].run_memory_bound = false;
-                    self.schedule_run_done(cpu, work);
+                    self.start_burst(task_id, cpu, work, false);
                     return;
                 }
                 Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
@@ -224,6 +207,28 @@ impl Simulator {
                 }
             }
         }
+    }
+
+    /// A duration drawn for a step that takes time; after 10,000 steps that took
+    /// none, a zero draw becomes 1 us, so that no loop can spin without time passing.
+    fn draw_time(&mut self, dist: &crate::behaviour::Dist, steps_without_time: u32) -> u64 {
+        match dist.sample_ns(&mut self.rng) {
+            0 if steps_without_time > 10_000 => 1_000,
+            ns => ns,
+        }
+    }
+
+    /// Starts a burst of `work` on the CPU (plus any cache refill still owed) and
+    /// queues its end.
+    fn start_burst(&mut self, task_id: TaskId, cpu: CpuId, work: u64, memory_bound: bool) {
+        let task = &mut self.tasks[task_id.0 as usize];
+        let work = work + std::mem::take(&mut task.refill_debt_ns);
+        task.remaining_work = Some(work);
+        task.run_memory_bound = memory_bound;
+        if memory_bound && self.refresh_memory_bound(cpu) {
+            return;
+        }
+        self.schedule_run_done(cpu, work);
     }
 
     pub(crate) fn exit_task(&mut self, task_id: TaskId, cpu: CpuId) {

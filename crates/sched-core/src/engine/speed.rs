@@ -73,17 +73,12 @@ impl Simulator {
             return false;
         }
         self.cpus[cpu_idx].memory_bound = now_bound;
-        let info = self.topology.info(cpu);
-        let (llc, node) = (info.llc.0 as usize, info.node.0 as usize);
         if now_bound {
-            self.memory_bound_per_llc[llc] += 1;
-            self.memory_bound_per_node[node] += 1;
             self.memory_bound_cpus.insert(cpu);
         } else {
-            self.memory_bound_per_llc[llc] -= 1;
-            self.memory_bound_per_node[node] -= 1;
             self.memory_bound_cpus.remove(cpu);
         }
+        let node = self.topology.info(cpu).node.0 as usize;
         let neighbours: Vec<CpuId> = self.topology.node_cpus[node]
             .iter_and(&self.memory_bound_cpus)
             .filter(|other| *other != cpu)
@@ -114,11 +109,13 @@ impl Simulator {
             // Its work was sized at STREAM_THREAD_BYTES_PER_US, so speed scales by
             // the rate it gets against that.
             let info = self.topology.info(cpu);
-            let count = |bound: u32| bound.max(1) as f64;
+            let count = |set: &crate::cpuset::CpuSet| {
+                set.intersection_len(&self.memory_bound_cpus).max(1) as f64
+            };
             let llc_share = self.costs.memory_llc_gbps as f64
-                / count(self.memory_bound_per_llc[info.llc.0 as usize]);
+                / count(&self.topology.llc_cpus[info.llc.0 as usize]);
             let node_share = self.costs.memory_node_gbps as f64
-                / count(self.memory_bound_per_node[info.node.0 as usize]);
+                / count(&self.topology.node_cpus[info.node.0 as usize]);
             let rate_gbps = (self.costs.memory_core_gbps as f64)
                 .min(llc_share)
                 .min(node_share);
