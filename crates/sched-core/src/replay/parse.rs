@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+mod quick;
+
 /// A task name (or an exec'd file name) as the log gives it. A log repeats the same
 /// few names millions of times, so the parser keeps one shared copy of each.
 pub type Comm = Arc<str>;
@@ -120,6 +122,11 @@ impl PrevState {
 
     /// From the text after `prev_state=` or the short form's state column.
     pub fn parse(text: &str) -> PrevState {
+        quick::prev_state(text).unwrap_or_else(|| PrevState::parse_any_form(text))
+    }
+
+    /// [`PrevState::parse`] for every form.
+    fn parse_any_form(text: &str) -> PrevState {
         let text = text.trim_ws().trim_start_matches('(').trim_end_matches(')');
         if text.is_empty() {
             return PrevState::Unknown;
@@ -495,6 +502,7 @@ enum ScriptBlock {
 }
 
 /// The parsed header and the event name, borrowed from the line.
+#[derive(Debug, PartialEq)]
 struct Head<'a> {
     comm: &'a str,
     pid: u32,
@@ -523,7 +531,7 @@ enum Payload {
     Bad,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PayloadForm {
     KeyValue,
     /// `trace-cmd`'s plugin short forms.
@@ -1214,11 +1222,14 @@ fn continuation(raw: &str) -> Option<&str> {
     // A quick no for most lines: the first token is neither `==>` nor `key=...`.
     let bytes = text.as_bytes();
     if bytes[0] != b'=' {
+        if !bytes[0].is_ascii_alphabetic() {
+            return None;
+        }
         let key_end = bytes
             .iter()
-            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .position(|&b| !is_key_char(b))
             .unwrap_or(bytes.len());
-        if !bytes[0].is_ascii_alphabetic() || key_end == bytes.len() || bytes[key_end] != b'=' {
+        if key_end == bytes.len() || bytes[key_end] != b'=' {
             return None;
         }
     }
@@ -1435,6 +1446,11 @@ fn last_word_start(text: &str) -> usize {
 }
 
 fn try_split_at(line: &str, colon: usize) -> Option<Head<'_>> {
+    quick::split_at(line, colon).or_else(|| split_at_any_form(line, colon))
+}
+
+/// [`try_split_at`] for every form the parser reads.
+fn split_at_any_form(line: &str, colon: usize) -> Option<Head<'_>> {
     let before = trim_end_spaces(&line[..colon]);
     let token_start = last_word_start(before);
     let token = &before[token_start..];
@@ -1934,6 +1950,11 @@ fn parse_counter(kind: EventKind, payload: &str, names: &Names) -> Option<EventD
 }
 
 fn parse_switch(payload: &str, names: &Names) -> Option<(EventData, PayloadForm)> {
+    quick::switch(payload, names).or_else(|| switch_any_form(payload, names))
+}
+
+/// [`parse_switch`] for every form the parser reads.
+fn switch_any_form(payload: &str, names: &Names) -> Option<(EventData, PayloadForm)> {
     // The kernel's own text starts with the first key: no need to look further.
     if payload.starts_with("prev_comm=") || contains_key(payload, "prev_pid") {
         let [prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio] =
@@ -1981,6 +2002,15 @@ fn parse_switch(payload: &str, names: &Names) -> Option<(EventData, PayloadForm)
 }
 
 fn parse_wakeup(kind: EventKind, payload: &str, names: &Names) -> Option<(EventData, PayloadForm)> {
+    quick::wakeup(kind, payload, names).or_else(|| wakeup_any_form(kind, payload, names))
+}
+
+/// [`parse_wakeup`] for every form the parser reads.
+fn wakeup_any_form(
+    kind: EventKind,
+    payload: &str,
+    names: &Names,
+) -> Option<(EventData, PayloadForm)> {
     if payload.starts_with("comm=") || contains_key(payload, "pid") {
         let [comm, pid, prio, target_cpu, cpu, success] = key_values(payload, &WAKEUP_KEYS);
         let target = target_cpu.or(cpu);
