@@ -28,6 +28,9 @@ try {
   const runs = Number(process.env.PARSE_BENCH_RUNS ?? 7);
   const warm = { read: [], parser: [] };
   for (let run = 1; run <= runs; run += 1) {
+    // Each open starts with the app at rest: the last open's first frames drawn.
+    await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
+    await page.waitForTimeout(1000);
     await replay.getByLabel('Open a log file').setInputFiles(file);
     await replay.getByRole('button', { name: 'Replay', exact: true }).click();
     const reading = replay.getByTestId('replay-reading');
