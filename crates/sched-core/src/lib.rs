@@ -19,6 +19,7 @@ pub mod explain;
 pub mod kernel;
 pub mod lock;
 pub mod metrics;
+mod packed;
 pub mod pelt;
 pub mod policy;
 pub mod power;

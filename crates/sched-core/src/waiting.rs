@@ -7,9 +7,8 @@
 //! kept only when asked for (`Simulator::keep_wait_log`) and only while the trace
 //! keeps records, so it covers the same stretch of time as the kept trace.
 
-/// Column-oriented log of `(time, cpu, waiting)` changes. Invariant: times never
-/// decrease, and two entries of one CPU never repeat the same count (an entry is a
-/// change). Several entries of one CPU may share an instant: the last one holds.
+use crate::packed::PackedRows;
+
 /// Where a wait log stood (`WaitLog::mark`).
 #[derive(Clone, Debug)]
 pub struct WaitMark {
@@ -17,11 +16,37 @@ pub struct WaitMark {
     last: Vec<u32>,
 }
 
+/// Entries per sealed chunk of the log.
+const CHUNK: usize = 1024;
+
+/// The log's columns in a sealed chunk.
+const COL_TIME: usize = 0;
+const COL_CPU: usize = 1;
+const COL_WAITING: usize = 2;
+
+/// One change: at `time` (ns), `cpu`'s runqueue had `waiting` tasks waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitEntry {
+    pub time: u64,
+    pub cpu: u32,
+    pub waiting: u32,
+}
+
+/// Log of `(time, cpu, waiting)` changes. Invariant: times never decrease, and two
+/// entries of one CPU never repeat the same count (an entry is a change). Several
+/// entries of one CPU may share an instant: the last one holds.
+///
+/// A long run logs about one change per event (ten million in a 10 M-event run), so
+/// the entries are kept as the trace keeps its records: sealed chunks of
+/// [`CHUNK`] entries, each column bit-packed from the chunk's smallest value
+/// (`crate::packed`; about 3 to 4 bytes an entry where plain columns took 16), and
+/// the newest entries (fewer than a chunk) plain. Each chunk is one exactly sized
+/// allocation, so the log never doubles a large buffer.
 #[derive(Clone, Debug, Default)]
 pub struct WaitLog {
-    pub time: Vec<u64>,
-    pub cpu: Vec<u32>,
-    pub waiting: Vec<u32>,
+    sealed: Vec<PackedRows<3>>,
+    /// The newest entries, not yet a whole chunk.
+    open: Vec<WaitEntry>,
     /// Per CPU: the count last logged (0 before any entry).
     last: Vec<u32>,
 }
@@ -43,15 +68,63 @@ impl WaitLog {
         if *last == waiting {
             return;
         }
-        debug_assert!(self.time.last().is_none_or(|prev| *prev <= time));
         *last = waiting;
-        self.time.push(time);
-        self.cpu.push(cpu);
-        self.waiting.push(waiting);
+        debug_assert!(self.is_empty() || self.get(self.len() - 1).time <= time);
+        if self.open.capacity() == 0 {
+            self.open.reserve_exact(CHUNK);
+        }
+        self.open.push(WaitEntry { time, cpu, waiting });
+        if self.open.len() == CHUNK {
+            let open = &self.open;
+            self.sealed.push(PackedRows::pack(CHUNK, |col, row| {
+                let entry = open[row];
+                match col {
+                    COL_TIME => entry.time,
+                    COL_CPU => u64::from(entry.cpu),
+                    _ => u64::from(entry.waiting),
+                }
+            }));
+            self.open.clear();
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.time.len()
+        self.sealed.len() * CHUNK + self.open.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entry `idx` (below [`WaitLog::len`]).
+    #[inline]
+    pub fn get(&self, idx: usize) -> WaitEntry {
+        match self.sealed.get(idx / CHUNK) {
+            Some(chunk) => {
+                let row = idx % CHUNK;
+                WaitEntry {
+                    time: chunk.get(COL_TIME, row),
+                    cpu: chunk.get(COL_CPU, row) as u32,
+                    waiting: chunk.get(COL_WAITING, row) as u32,
+                }
+            }
+            None => self.open[idx - self.sealed.len() * CHUNK],
+        }
+    }
+
+    /// Every entry, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = WaitEntry> + '_ {
+        (0..self.len()).map(|idx| self.get(idx))
+    }
+
+    /// Bytes the entries take on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.sealed
+            .iter()
+            .map(PackedRows::heap_bytes)
+            .sum::<usize>()
+            + self.sealed.capacity() * std::mem::size_of::<PackedRows<3>>()
+            + self.open.capacity() * std::mem::size_of::<WaitEntry>()
     }
 
     /// Where the log stands now, to come back to with `rewind` (a snapshot's part).
@@ -64,26 +137,29 @@ impl WaitLog {
 
     /// Back to `mark`, taken earlier on this log: the later entries are dropped.
     pub fn rewind(&mut self, mark: &WaitMark) {
-        self.time.truncate(mark.len);
-        self.cpu.truncate(mark.len);
-        self.waiting.truncate(mark.len);
+        let whole = mark.len / CHUNK;
+        if whole < self.sealed.len() {
+            // The mark falls in a sealed chunk: its first entries become the open ones.
+            let kept: Vec<WaitEntry> = (whole * CHUNK..mark.len).map(|idx| self.get(idx)).collect();
+            self.sealed.truncate(whole);
+            self.open.clear();
+            self.open.extend(kept);
+        } else {
+            self.open.truncate(mark.len - whole * CHUNK);
+        }
         self.last.clone_from(&mark.last);
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.time.is_empty()
     }
 
     /// `cpu`'s count as the log says it stood at `time` (after every change at that
     /// instant). A scan of the whole log: for tests and one-off questions.
     pub fn waiting_at(&self, cpu: u32, time: u64) -> u32 {
         let mut count = 0;
-        for idx in 0..self.len() {
-            if self.time[idx] > time {
+        for entry in self.iter() {
+            if entry.time > time {
                 break;
             }
-            if self.cpu[idx] == cpu {
-                count = self.waiting[idx];
+            if entry.cpu == cpu {
+                count = entry.waiting;
             }
         }
         count
@@ -112,5 +188,48 @@ mod tests {
         // A CPU the log does not know is ignored.
         log.note(30, 7, 3);
         assert_eq!(log.len(), 3);
+    }
+
+    #[test]
+    fn entries_read_back_across_sealed_chunks_and_rewind_into_one() {
+        let n_cpus = 48;
+        let mut log = WaitLog::new(n_cpus);
+        let mut want = Vec::new();
+        let mut counts = vec![0u32; n_cpus];
+        let mut marks = Vec::new();
+        let mut time = 1_000_000u64;
+        for step in 0..5_000u64 {
+            time += step % 7;
+            let cpu = (step * 31 % n_cpus as u64) as u32;
+            let waiting = counts[cpu as usize] + 1 + (step % 3) as u32;
+            counts[cpu as usize] = waiting;
+            log.note(time, cpu, waiting);
+            want.push(WaitEntry { time, cpu, waiting });
+            if step % 1_700 == 900 {
+                marks.push((log.mark(), want.len()));
+            }
+        }
+        assert_eq!(log.len(), want.len());
+        for (idx, entry) in want.iter().enumerate() {
+            assert_eq!(log.get(idx), *entry, "entry {idx}");
+        }
+        // Packed: well under the 16 bytes an entry of plain columns.
+        assert!(
+            log.heap_bytes() < want.len() * 8,
+            "{} bytes",
+            log.heap_bytes()
+        );
+        // Back to marks inside sealed chunks (901 and 2601 entries), newest first.
+        for (mark, len) in marks.into_iter().rev() {
+            log.rewind(&mark);
+            assert_eq!(log.len(), len);
+            for (idx, entry) in want[..len].iter().enumerate() {
+                assert_eq!(log.get(idx), *entry, "entry {idx} after rewinding to {len}");
+            }
+            // The log goes on from there: the count last logged is the mark's.
+            let last = want[len - 1];
+            log.note(last.time, last.cpu, last.waiting);
+            assert_eq!(log.len(), len, "no change, no entry");
+        }
     }
 }

@@ -70,7 +70,7 @@ fn a_cloned_simulator_continues_identically() {
 }
 
 /// Everything a run reports, as its JSON summary, with the trace's hash and count.
-type WaitEntries = Option<(Vec<u64>, Vec<u32>, Vec<u32>)>;
+type WaitEntries = Option<Vec<sched_core::waiting::WaitEntry>>;
 
 fn fingerprint(
     sim: &Simulator,
@@ -84,7 +84,7 @@ fn fingerprint(
     let waits = sim
         .wait_log
         .as_ref()
-        .map(|log| (log.time.clone(), log.cpu.clone(), log.waiting.clone()));
+        .map(|log| log.iter().collect::<Vec<_>>());
     (
         sim.trace.hash_hex(),
         sim.trace.total(),

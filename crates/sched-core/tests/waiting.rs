@@ -14,7 +14,8 @@ use sched_core::{Scenario, Simulator, StepOutcome};
 fn check_against_nr_running(sim: &Simulator, counts: &mut [u32], read: &mut usize) {
     let log = sim.wait_log.as_ref().expect("the log is kept");
     for idx in *read..log.len() {
-        counts[log.cpu[idx] as usize] = log.waiting[idx];
+        let entry = log.get(idx);
+        counts[entry.cpu as usize] = entry.waiting;
     }
     *read = log.len();
     let n = sim.rqs.len();
@@ -45,7 +46,8 @@ fn check_every_event(scenario: &Scenario) -> (usize, u32) {
         check_against_nr_running(&sim, &mut counts, &mut read);
     }
     let log = sim.wait_log.as_ref().expect("the log is kept");
-    (log.len(), log.waiting.iter().copied().max().unwrap_or(0))
+    let most = log.iter().map(|entry| entry.waiting).max();
+    (log.len(), most.unwrap_or(0))
 }
 
 #[test]
@@ -120,7 +122,7 @@ fn the_log_stops_with_the_kept_trace_and_is_off_by_default() {
     let last_kept = sim.trace.time(sim.trace.len() - 1).0;
     assert!(!log.is_empty());
     assert!(
-        log.time.iter().all(|time| *time <= last_kept),
+        log.iter().all(|entry| entry.time <= last_kept),
         "an entry after the kept trace ends"
     );
 }

@@ -31,11 +31,8 @@ pub fn waits(log: &WaitLog, from: u32, to: u32) -> Vec<f64> {
     let range = range(log.len(), from, to);
     let mut out = Vec::with_capacity(range.len() * 3);
     for idx in range {
-        out.extend([
-            log.time[idx] as f64,
-            log.cpu[idx] as f64,
-            log.waiting[idx] as f64,
-        ]);
+        let entry = log.get(idx);
+        out.extend([entry.time as f64, entry.cpu as f64, entry.waiting as f64]);
     }
     out
 }

@@ -27,6 +27,7 @@
 //! chunk is one exactly sized allocation of packed words plus one of payload bytes.
 
 use super::{Affine, LevelTag, Reason, SisStep, TraceKind, TraceRecord};
+use crate::packed::{bit_width, read_bits, BitWriter};
 use crate::policy::shared_runq::ShardSite;
 use crate::policy::turbo_pack::TurboDomain;
 use crate::time::SimTime;
@@ -115,12 +116,7 @@ impl Chunk {
         }
         let mut words = vec![0u64; bits.div_ceil(64)].into_boxed_slice();
         // The columns lie one after the other, in order: one writer fills them all.
-        let mut out = BitWriter {
-            words: &mut words,
-            next: 0,
-            acc: 0,
-            used: 0,
-        };
+        let mut out = BitWriter::new(&mut words);
         out.column(plans[COL_TIME], n, |i| records[i].time.0);
         out.column(plans[COL_CPU], n, |i| records[i].cpu as u64);
         out.column(plans[COL_CTX_PID], n, |i| records[i].ctx_pid as u64);
@@ -223,72 +219,6 @@ impl Chunk {
             arg1: self.arg1(i),
             reason: self.reason(i),
         }
-    }
-}
-
-/// Bits needed for offsets up to `range`.
-fn bit_width(range: u64) -> u8 {
-    (64 - range.leading_zeros()) as u8
-}
-
-/// Writes bits into zeroed words, a word at a time.
-struct BitWriter<'a> {
-    words: &'a mut [u64],
-    /// The word `acc` goes to.
-    next: usize,
-    acc: u64,
-    /// Bits of `acc` filled (below 64).
-    used: u32,
-}
-
-impl BitWriter<'_> {
-    /// Appends `value`, which fits in `width` bits (1 to 64).
-    #[inline]
-    fn put(&mut self, value: u64, width: u32) {
-        self.acc |= value << self.used;
-        let end = self.used + width;
-        if end >= 64 {
-            self.words[self.next] = self.acc;
-            self.next += 1;
-            self.acc = if self.used == 0 {
-                0
-            } else {
-                value >> (64 - self.used)
-            };
-            self.used = end - 64;
-        } else {
-            self.used = end;
-        }
-    }
-
-    /// Appends a column: `len` values, each as its offset from `base` in `width` bits.
-    fn column(&mut self, (base, width): (u64, u8), len: usize, value: impl Fn(usize) -> u64) {
-        if width == 0 {
-            return;
-        }
-        for i in 0..len {
-            self.put(value(i) - base, width as u32);
-        }
-    }
-
-    fn finish(self) {
-        if self.used > 0 {
-            self.words[self.next] = self.acc;
-        }
-    }
-}
-
-#[inline]
-fn read_bits(words: &[u64], bit: usize, width: u32) -> u64 {
-    let (word, shift) = (bit / 64, (bit % 64) as u32);
-    let mut value = words[word] >> shift;
-    if shift + width > 64 {
-        value |= words[word + 1] << (64 - shift);
-    }
-    if width == 64 {
-        value
-    } else {
-        value & ((1u64 << width) - 1)
     }
 }
 
