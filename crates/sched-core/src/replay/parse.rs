@@ -956,6 +956,15 @@ impl Parser {
     /// Handles systrace HTML structure; true when the line was consumed. `comment`:
     /// the line may hold `<!-- `.
     fn html_line(&mut self, trimmed: &str, comment: bool) -> bool {
+        // Outside any HTML, only a line starting with `<` or holding `<!-- ` can be
+        // markup: every other line is not (the usual case, answered at once).
+        if !self.html
+            && self.in_script == ScriptBlock::Outside
+            && !comment
+            && !trimmed.starts_with('<')
+        {
+            return false;
+        }
         let lower_start = |prefix: &str| {
             trimmed.len() >= prefix.len()
                 && trimmed.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
@@ -1011,6 +1020,13 @@ impl Parser {
 
     /// Lines recognised by their start: headers, lost events, stack traces.
     fn line_kind(&mut self, trimmed: &str, line_no: u64) -> Option<SkipReason> {
+        // Each kind below starts with one of these (an event line usually does not).
+        if !matches!(
+            trimmed.as_bytes().first(),
+            Some(b'#' | b'C' | b'<' | b'=' | b'v' | b'c')
+        ) {
+            return None;
+        }
         if trimmed.starts_with('#') {
             if trimmed.starts_with("#####") && trimmed.contains("buffer started") {
                 return Some(SkipReason::BufferStarted);
