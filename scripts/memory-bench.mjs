@@ -15,7 +15,7 @@ const durationMs = Number(process.argv[2] ?? 1250);
 
 const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless', '--enable-precise-memory-info'] });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless', '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
 const idle = (page) => page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 600_000 });
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
@@ -30,21 +30,32 @@ try {
   await editor.fill(stretched);
   await page.getByRole('button', { name: 'Apply scenario' }).click();
   await idle(page);
+  // The page's heap before the run is played: held objects only (a collection first).
+  const heapBefore = await page.evaluate(() => {
+    window.gc?.();
+    return performance.memory?.usedJSHeapSize ?? 0;
+  });
   const started = Date.now();
   await page.getByRole('slider', { name: 'Playhead' }).focus();
   await page.keyboard.press('End');
   await idle(page);
   const seconds = (Date.now() - started) / 1000;
-  const figures = await page.evaluate(() => ({
-    events: window.__schedlab?.events ?? 0,
-    wasmBytes: window.__schedlab?.wasmBytes ?? 0,
-    jsHeap: performance.memory?.usedJSHeapSize ?? 0,
-  }));
+  const figures = await page.evaluate(() => {
+    const garbage = performance.memory?.usedJSHeapSize ?? 0;
+    window.gc?.();
+    return {
+      events: window.__schedlab?.events ?? 0,
+      wasmBytes: window.__schedlab?.wasmBytes ?? 0,
+      jsHeapWithGarbage: garbage,
+      jsHeap: performance.memory?.usedJSHeapSize ?? 0,
+    };
+  });
   const clock = await page.getByTestId('sim-time').textContent();
   const mb = (bytes) => (bytes / 1e6).toFixed(1);
   console.log(
     `memory (netperf-udp-rr-skylake, duration_ms ${durationMs}, to the end in ${seconds.toFixed(1)} s): ${figures.events} events, ` +
-      `the engine's wasm memory ${mb(figures.wasmBytes)} MB, the page's JS heap ${mb(figures.jsHeap)} MB (${clock?.replace(/^t = /, '')})`,
+      `the engine's wasm memory ${mb(figures.wasmBytes)} MB, the page's JS heap ${mb(figures.jsHeap)} MB held after a collection ` +
+      `(${mb(heapBefore)} MB before the run was played; ${mb(figures.jsHeapWithGarbage)} MB before the collection) (${clock?.replace(/^t = /, '')})`,
   );
 } finally {
   await browser.close();
