@@ -30,6 +30,7 @@ const wasm = json('wasm.json');
 const parse = grab(text('parse.txt'), /^parse: .* ([0-9.]+) MB\/s \(median of \d+; ([0-9.]+)\.\.([0-9.]+)\)/m);
 const parseReplay = grab(text('parse.txt'), /^parse\+replay: .* ([0-9.]+) MB\/s \(median of \d+; ([0-9.]+)\.\.([0-9.]+)\)/m);
 const parseNode = grab(text('parse-node.txt'), /^wasm parse \(node\): ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\)/m);
+const parseChromium = grab(text('wasm-bench.txt'), /^wasm parse \(chromium\): ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\)/m);
 const parseBrowser = grab(text('parse-browser.txt'), /read ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\), the parser's part ([0-9.]+) MB\/s \(([0-9.]+)\.\.([0-9.]+)\)/);
 const frames = grab(text('frames.txt'), /p50 ([0-9.]+) ms, p95 ([0-9.]+) ms, max ([0-9.]+) ms, ([0-9.]+) % over 20 ms/);
 const firstFrame = grab(text('frames.txt'), /first frame: (\d+) ms/);
@@ -57,12 +58,13 @@ const report = {
   instructions_per_event: instructions?.instructions_per_event ?? null,
   wasm: wasm?.cases ?? null,
   parser: {
-    command: 'target/release/examples/parse_bench FILE --repeat 5; node scripts/parse-bench-node.mjs FILE 6; node scripts/parse-bench.mjs FILE',
+    command: 'target/release/examples/parse_bench FILE --repeat 5; node scripts/parse-bench-node.mjs FILE 6; node scripts/wasm-bench.mjs --log FILE; node scripts/parse-bench.mjs FILE',
     log: 'schedlab run hackbench-7950x --set workloads.0.loops=1000 --trace-out FILE',
     native_mb_s: mbps(parse),
     native_with_replay_mb_s: mbps(parseReplay),
     replay_command_mb_s: spread(replayRuns),
     wasm_node_mb_s: mbps(parseNode),
+    wasm_chromium_mb_s: mbps(parseChromium),
     browser_read_mb_s: parseBrowser ? { median: parseBrowser[0], min: parseBrowser[1], max: parseBrowser[2] } : null,
     browser_parser_mb_s: parseBrowser ? { median: parseBrowser[3], min: parseBrowser[4], max: parseBrowser[5] } : null,
   },
@@ -118,6 +120,7 @@ if (p.native_mb_s) lines.push(`| native, parse alone (\`parse_bench\`) | ${range
 if (p.native_with_replay_mb_s) lines.push(`| native, parse and replay (\`parse_bench\`) | ${range(p.native_with_replay_mb_s, mb)} |`);
 if (p.replay_command_mb_s) lines.push(`| \`schedlab replay FILE --json\`, whole process | ${range(p.replay_command_mb_s, mb)} |`);
 if (p.wasm_node_mb_s) lines.push(`| wasm under Node, the log in memory (\`scripts/parse-bench-node.mjs\`) | ${range(p.wasm_node_mb_s, mb)} |`);
+if (p.wasm_chromium_mb_s) lines.push(`| wasm in a Chromium page, the log in memory (\`scripts/wasm-bench.mjs --log\`) | ${range(p.wasm_chromium_mb_s, mb)} |`);
 if (p.browser_parser_mb_s) lines.push(`| Chromium, the parser's part of a warm open (\`scripts/parse-bench.mjs\`) | ${range(p.browser_parser_mb_s, mb)} |`);
 if (p.browser_read_mb_s) lines.push(`| Chromium, the whole read of a warm open | ${range(p.browser_read_mb_s, mb)} |`);
 if (report.frames) {

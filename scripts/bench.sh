@@ -64,7 +64,7 @@ target/release/examples/parse_bench "$tmp/hackbench.trace" --repeat 5 | grep -E 
 # Node and in Chromium, in turns.
 bash scripts/build.sh > /dev/null
 node scripts/parse-bench-node.mjs "$tmp/hackbench.trace" 6 | tee "$tmp/parse-node.txt"
-node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json"
+node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json" --log "$tmp/hackbench.trace" | tee "$tmp/wasm-bench.txt"
 
 # The app in headless Chromium: the same log read in the Replay panel (streamed,
 # parsed in wasm, played), then frame times with 512 CPUs playing, the first

@@ -6,7 +6,10 @@
 // ratio is native / wasm, measured in this one run (machines are noisy: compare
 // ratios).
 // The trace hashes must agree, or the comparison is void and the script fails.
-// Usage: node scripts/wasm-bench.mjs [--runs N] [--json FILE]
+// With --log FILE it also times the ftrace parser in the same page, the log in
+// memory (`LogReader.feed` in 4 MiB pieces, as scripts/parse-bench-node.mjs does
+// under Node): the parser in Chromium without the app's file reading beside it.
+// Usage: node scripts/wasm-bench.mjs [--runs N] [--json FILE] [--log FILE]
 //   (after scripts/build.sh and `cargo build --release -p sched-cli`)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, json: { type: 'string' } } });
+const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, json: { type: 'string' }, log: { type: 'string' } } });
 const RUNS = Number(options.runs);
 const cli = `${root}target/release/schedlab`;
 const pkg = `${root}web/wasm-pkg`;
@@ -80,6 +83,10 @@ const server = createServer((request, response) => {
   const path = new URL(request.url, 'http://localhost').pathname;
   if (path === '/') {
     response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>wasm bench</title>');
+    return;
+  }
+  if (path === '/log' && options.log) {
+    response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(readFileSync(options.log));
     return;
   }
   const file = path.replace(/^\/pkg\//, '');
@@ -151,6 +158,24 @@ try {
     console.log(
       `wasm-bench: ${row.case}: native ${m(row.native)}, node ${m(row.node)}, chromium ${m(row.chromium)}; native/wasm ${row.native_over_node.toFixed(2)}x (node), ${row.native_over_chromium.toFixed(2)}x (chromium)`,
     );
+  }
+  if (options.log) {
+    // The parser in the page: seven reads of the log held in memory, the first cold.
+    const rates = await page.evaluate(async () => {
+      const bytes = new Uint8Array(await (await fetch('/log')).arrayBuffer());
+      const piece = 4 << 20;
+      const out = [];
+      for (let run = 0; run < 7; run += 1) {
+        const reader = new window.wasm.LogReader();
+        const started = performance.now();
+        for (let at = 0; at < bytes.length; at += piece) reader.feed(bytes.subarray(at, Math.min(at + piece, bytes.length)));
+        out.push(bytes.length / 1e6 / ((performance.now() - started) / 1000));
+        reader.free();
+      }
+      return out;
+    });
+    const warm = spread(rates.slice(1));
+    console.log(`wasm parse (chromium): ${warm.median.toFixed(0)} MB/s (${warm.min.toFixed(0)}..${warm.max.toFixed(0)}), median of ${rates.length - 1} warm runs, the log in memory (cold ${rates[0].toFixed(0)})`);
   }
 } finally {
   await browser.close();
