@@ -157,13 +157,8 @@ mod tests {
 
     #[test]
     fn rows_read_back_as_packed() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::rng::SimRng::new(7);
+        let mut next = || rng.next_u64();
         for len in [0usize, 1, 7, 64, 1000] {
             let rows: Vec<[u64; 4]> = (0..len)
                 .map(|row| {
