@@ -457,8 +457,59 @@ impl Hasher for PidHasher {
 
 /// Each task's last name read, by pid: the table [`ParseReport::tasks`] is made of,
 /// and where an event's name is looked up first, so that a name repeated line after
-/// line is one shared copy ([`Comm`]).
-type Names = HashMap<u32, Comm, BuildHasherDefault<PidHasher>>;
+/// line is one shared copy ([`Comm`]). A log's lines look it up several times each,
+/// so pids below [`SMALL_PIDS`] (most pids of most logs) index a vector, and only
+/// the others are hashed.
+#[derive(Debug, Default)]
+struct Names {
+    small: Vec<Option<Comm>>,
+    large: HashMap<u32, Comm, BuildHasherDefault<PidHasher>>,
+}
+
+/// Pids below this are kept in [`Names`]'s vector (at most 1 MiB of it).
+const SMALL_PIDS: u32 = 1 << 16;
+
+impl Names {
+    #[inline]
+    fn get(&self, pid: u32) -> Option<&Comm> {
+        if pid < SMALL_PIDS {
+            self.small.get(pid as usize)?.as_ref()
+        } else {
+            self.large.get(&pid)
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, pid: u32) -> Option<&mut Comm> {
+        if pid < SMALL_PIDS {
+            self.small.get_mut(pid as usize)?.as_mut()
+        } else {
+            self.large.get_mut(&pid)
+        }
+    }
+
+    fn insert(&mut self, pid: u32, comm: Comm) {
+        if pid < SMALL_PIDS {
+            let at = pid as usize;
+            if at >= self.small.len() {
+                self.small.resize(at + 1, None);
+            }
+            self.small[at] = Some(comm);
+        } else {
+            self.large.insert(pid, comm);
+        }
+    }
+
+    /// Every pid and its name, the table left empty.
+    fn drain(&mut self) -> impl Iterator<Item = (u32, Comm)> + '_ {
+        let small = std::mem::take(&mut self.small);
+        let small = small
+            .into_iter()
+            .enumerate()
+            .filter_map(|(pid, comm)| Some((pid as u32, comm?)));
+        small.chain(self.large.drain())
+    }
+}
 
 /// `a == b`, quicker for the short texts names are: two word loads each instead of
 /// a call to `memcmp` (a byte loop in WebAssembly).
@@ -485,7 +536,7 @@ fn same_text(a: &str, b: &str) -> bool {
 
 /// `comm` for `pid`: the task's known name when it is the same text, else a new copy.
 fn name_of(names: &Names, pid: u32, comm: &str) -> Comm {
-    match names.get(&pid) {
+    match names.get(pid) {
         Some(known) if same_text(known, comm) => known.clone(),
         _ => Comm::from(comm),
     }
@@ -844,11 +895,13 @@ impl Parser {
         let comm = comm.trim_ws();
         if pid == 0 || comm.is_empty() || comm == "<...>" || comm == "<idle>" {
             if pid != 0 {
-                self.tasks.entry(pid).or_insert_with(|| Comm::from("<...>"));
+                if self.tasks.get(pid).is_none() {
+                    self.tasks.insert(pid, Comm::from("<...>"));
+                }
             }
             return;
         }
-        match self.tasks.get_mut(&pid) {
+        match self.tasks.get_mut(pid) {
             Some(known) if same_text(known, comm) => {}
             Some(known) => *known = Comm::from(comm),
             None => {
@@ -862,7 +915,7 @@ impl Parser {
     fn note_task_name(&mut self, pid: u32, comm: &Comm) {
         if !self
             .tasks
-            .get(&pid)
+            .get(pid)
             .is_some_and(|known| Arc::ptr_eq(known, comm))
         {
             self.note_task(pid, comm);
