@@ -894,10 +894,8 @@ impl Parser {
     fn note_task(&mut self, pid: u32, comm: &str) {
         let comm = comm.trim_ws();
         if pid == 0 || comm.is_empty() || comm == "<...>" || comm == "<idle>" {
-            if pid != 0 {
-                if self.tasks.get(pid).is_none() {
-                    self.tasks.insert(pid, Comm::from("<...>"));
-                }
+            if pid != 0 && self.tasks.get(pid).is_none() {
+                self.tasks.insert(pid, Comm::from("<...>"));
             }
             return;
         }
