@@ -2232,6 +2232,35 @@ mod tests {
     }
 
     #[test]
+    fn names_of_small_and_large_pids_are_kept_and_shared() {
+        // 812 is kept in the table's vector, 4,000,000 (near the kernel's
+        // PID_MAX_LIMIT) in its hash map: both are named and shared the same way.
+        let text = "  worker-4000000 [002] d..2. 2.000001: sched_wakeup: comm=hackbench pid=812 prio=120 target_cpu=001
+  hackbench-812  [001] d..2. 2.000002: sched_switch: prev_comm=hackbench prev_pid=812 prev_prio=120 prev_state=S ==> next_comm=worker next_pid=4000000 next_prio=120
+  worker-4000000 [001] d..2. 2.000003: sched_switch: prev_comm=worker prev_pid=4000000 prev_prio=120 prev_state=R+ ==> next_comm=hackbench next_pid=812 next_prio=120
+";
+        let parsed = parse(text);
+        assert_eq!(parsed.events.len(), 3);
+        assert_eq!(&*parsed.report.tasks[&812], "hackbench");
+        assert_eq!(&*parsed.report.tasks[&4_000_000], "worker");
+        let (
+            EventData::Switch {
+                next_comm: first, ..
+            },
+            EventData::Switch {
+                prev_comm: second, ..
+            },
+        ) = (&parsed.events[1].data, &parsed.events[2].data)
+        else {
+            panic!("two switches");
+        };
+        assert!(
+            Arc::ptr_eq(first, second),
+            "pid 4,000,000's name is one shared copy"
+        );
+    }
+
+    #[test]
     fn a_repeated_name_is_one_shared_copy() {
         let line = |ts: &str| {
             format!(
