@@ -224,10 +224,14 @@ fn timestamp(token: &str) -> Option<u64> {
     let mut at = 0;
     let mut secs = 0u64;
     while at < bytes.len() && bytes[at].is_ascii_digit() {
+        if at == 10 {
+            // An eleventh digit: the general reader's (it may overflow a u64 here).
+            return None;
+        }
         secs = secs * 10 + u64::from(bytes[at] - b'0');
         at += 1;
     }
-    if at == 0 || at > 10 || bytes.get(at) != Some(&b'.') {
+    if at == 0 || bytes.get(at) != Some(&b'.') {
         return None;
     }
     // The `trace` file's microseconds: six digits, read without a loop's checks.
@@ -242,11 +246,15 @@ fn timestamp(token: &str) -> Option<u64> {
     let (frac_start, mut nanos) = (at + 1, 0u64);
     at = frac_start;
     while at < bytes.len() && bytes[at].is_ascii_digit() {
+        if at - frac_start == 9 {
+            // A tenth fraction digit: the general reader's.
+            return None;
+        }
         nanos = nanos * 10 + u64::from(bytes[at] - b'0');
         at += 1;
     }
     let frac = at - frac_start;
-    if frac == 0 || frac > 9 || at != bytes.len() {
+    if frac == 0 || at != bytes.len() {
         return None;
     }
     for _ in frac..9 {
@@ -503,6 +511,23 @@ mod tests {
     }
 
     #[test]
+    fn long_digit_runs_are_left_to_the_general_reader() {
+        // Twenty digits would overflow a u64 read digit by digit.
+        let long_fraction = "  bash-1 [000] d..2. 1.99999999999999999999: sched_switch: x";
+        let colon = long_fraction.find(": sched").expect("a colon");
+        assert_eq!(split_at(long_fraction, colon), None);
+        assert_eq!(
+            split_at_any_form(long_fraction, colon).map(|head| head.ts_ns),
+            Some(1_999_999_999)
+        );
+        let long_seconds = "  bash-1 [000] d..2. 99999999999999999999.000001: sched_switch: x";
+        let colon = long_seconds.find(": sched").expect("a colon");
+        assert_eq!(split_at(long_seconds, colon), None);
+        assert_eq!(split_at_any_form(long_seconds, colon), None);
+        assert_eq!(check_line(long_fraction) + check_line(long_seconds), 0);
+    }
+
+    #[test]
     fn one_letter_states_read_as_the_general_rule_reads_them() {
         for byte in 0u8..128 {
             let text = (byte as char).to_string();
@@ -528,7 +553,7 @@ mod tests {
     }
 
     fn number() -> impl Strategy<Value = String> {
-        piece(r"[0-9]{1,6}", r"[-+ 0-9]{0,12}")
+        piece(r"[0-9]{1,6}", r"[-+ 0-9]{0,22}")
     }
 
     fn line() -> impl Strategy<Value = String> {
@@ -540,7 +565,7 @@ mod tests {
             number(),
             piece(r" [.a-zA-Z0-9]{4,5}", r"[ \t][.a-zA-Z0-9+]{0,9}"),
             piece(r" {1,6}", r"[ \t]{0,2}"),
-            piece(r"[0-9]{1,11}\.[0-9]{1,10}", r"[0-9.u]{0,13}s?"),
+            piece(r"[0-9]{1,11}\.[0-9]{1,10}", r"[0-9.u]{0,24}s?"),
         );
         let event = (
             piece(
