@@ -1408,17 +1408,8 @@ impl TrimWs for str {
 #[inline]
 fn trim_start_slow(text: &str) -> &str {
     let bytes = text.as_bytes();
-    let mut at = 0;
     // Headers are padded with runs of spaces: skip them 8 at a time.
-    while let Some(word) = bytes.get(at..at + 8) {
-        let not_spaces =
-            u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ 0x2020_2020_2020_2020;
-        if not_spaces != 0 {
-            at += (not_spaces.trailing_zeros() / 8) as usize;
-            break;
-        }
-        at += 8;
-    }
+    let mut at = spaces_after(bytes, 0);
     while at < bytes.len() {
         let byte = bytes[at];
         if byte >= 0x80 {
@@ -1770,28 +1761,56 @@ impl Key {
     }
 }
 
-/// The position of the first space or tab in `bytes` from `at` (or its length),
-/// eight bytes at a time.
+/// The position of the first space or tab in `bytes` from `at` (or its length).
 #[inline]
-fn next_space(bytes: &[u8], mut at: usize) -> usize {
+fn next_space(bytes: &[u8], at: usize) -> usize {
+    first_of(bytes, at, [b' ', b'\t'])
+}
+
+/// The position of the first of the `targets` bytes in `bytes` from `at` (or its
+/// length), eight bytes at a time.
+#[inline]
+fn first_of<const N: usize>(bytes: &[u8], mut at: usize, targets: [u8; N]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     while let Some(window) = bytes.get(at..at + 8) {
         let word = u64::from_le_bytes(window.try_into().expect("8 bytes"));
-        // Zero bytes where the spaces and tabs are; the lowest flagged byte is exact.
-        let spaces = word ^ (ONES * u64::from(b' '));
-        let tabs = word ^ (ONES * u64::from(b'\t'));
-        let found = (spaces.wrapping_sub(ONES) & !spaces | tabs.wrapping_sub(ONES) & !tabs) & HIGHS;
+        // High bits where a byte is a target: zero bytes of `word ^ target`. A borrow
+        // can flag a byte above a real one, never below, so the lowest is exact.
+        let found = targets.iter().fold(0, |found, &target| {
+            let diff = word ^ (ONES * u64::from(target));
+            found | diff.wrapping_sub(ONES) & !diff
+        }) & HIGHS;
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
-    while at < bytes.len() && !is_space(bytes[at]) {
+    while at < bytes.len() && !targets.contains(&bytes[at]) {
         at += 1;
     }
     at
 }
+
+/// Where the run of spaces that starts at `at` ends, eight bytes at a time (the
+/// `trace` file pads its columns with runs of them).
+#[inline]
+fn spaces_after(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(window) = bytes.get(at..at + 8) {
+        let other = u64::from_le_bytes(window.try_into().expect("8 bytes")) ^ SPACES;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && bytes[at] == b' ' {
+        at += 1;
+    }
+    at
+}
+
+/// Eight spaces, as one word.
+const SPACES: u64 = 0x2020_2020_2020_2020;
 
 /// The values of `keys` among `key=value` pairs. A value runs to the next ` key=`
 /// (so comms may hold spaces) and the first of a repeated key counts. A key starts

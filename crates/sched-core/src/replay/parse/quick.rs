@@ -7,8 +7,8 @@
 //! below check this on every form of every fixture and on mangled lines.
 
 use super::{
-    is_ascii_visible, is_key_char, name_of, EventData, EventKind, Head, Layout, Names, PayloadForm,
-    PrevState, TrimWs, MAX_CPUS,
+    first_of, is_ascii_visible, is_key_char, name_of, spaces_after, EventData, EventKind, Head,
+    Layout, Names, PayloadForm, PrevState, TrimWs, MAX_CPUS, SPACES,
 };
 
 /// The value of the `digits` (1 to `max` of them, `max` <= 9) that end at `end`,
@@ -30,9 +30,6 @@ fn digits_before(bytes: &[u8], end: usize, max: usize) -> Option<(u32, usize)> {
     Some((value as u32, count))
 }
 
-/// Eight spaces, as one word.
-const SPACES: u64 = 0x2020_2020_2020_2020;
-
 /// Where the run of spaces that ends at `end` starts, eight bytes at a time (the
 /// `trace` file pads its columns with runs of them).
 #[inline]
@@ -50,22 +47,6 @@ fn spaces_before(bytes: &[u8], mut end: usize) -> usize {
         end -= 1;
     }
     end
-}
-
-/// Where the run of spaces that starts at `at` ends, eight bytes at a time.
-#[inline]
-fn spaces_after(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(window) = bytes.get(at..at + 8) {
-        let other = u64::from_le_bytes(window.try_into().expect("8 bytes")) ^ SPACES;
-        if other != 0 {
-            return at + (other.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while at < bytes.len() && bytes[at] == b' ' {
-        at += 1;
-    }
-    at
 }
 
 /// The value of the digits (1 to 9 of them) that start at `at`, and where they end.
@@ -270,7 +251,7 @@ fn timestamp(token: &str) -> Option<u64> {
 fn name_before<const N: usize>(bytes: &[u8], at: usize, next: &[u8; N]) -> Option<usize> {
     let mut end = at;
     loop {
-        end = next_space_tab_or_equals(bytes, end);
+        end = first_of(bytes, end, [b' ', b'\t', b'=']);
         match bytes.get(end)? {
             b' ' if has_at(bytes, end + 1, next) => break,
             b' ' => end += 1,
@@ -281,31 +262,6 @@ fn name_before<const N: usize>(bytes: &[u8], at: usize, next: &[u8; N]) -> Optio
         return None;
     }
     Some(end)
-}
-
-/// The first space, tab or `=` in `bytes` from `at` (or its length), eight bytes at
-/// a time: names are short, but this is on every line.
-#[inline]
-fn next_space_tab_or_equals(bytes: &[u8], mut at: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word;
-    while let Some(window) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(window.try_into().expect("8 bytes"));
-        // High bits where a byte equals one of the three; the lowest flagged is exact.
-        let found = (zero_byte(word ^ (ONES * u64::from(b' ')))
-            | zero_byte(word ^ (ONES * u64::from(b'\t')))
-            | zero_byte(word ^ (ONES * u64::from(b'='))))
-            & HIGHS;
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while at < bytes.len() && !matches!(bytes[at], b' ' | b'\t' | b'=') {
-        at += 1;
-    }
-    at
 }
 
 /// `prev_comm=A prev_pid=N prev_prio=N prev_state=S ==> next_comm=B next_pid=N
