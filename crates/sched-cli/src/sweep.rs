@@ -374,7 +374,7 @@ fn table(
     let shared_unit = units
         .first()
         .filter(|unit| units.iter().all(|other| other == *unit));
-    let metrics = [
+    let mut metrics = vec![
         Metric {
             header: "p50 wakeup (us)".into(),
             pointer: "/wakeup_latency_us/p50",
@@ -399,6 +399,17 @@ fn table(
             scale: 100.0,
         },
     ];
+    // The struct-layout model's misses, in runs that have it (cgroups).
+    if per_point
+        .iter()
+        .any(|point| point["median"].pointer("/cache_misses/total").is_some())
+    {
+        metrics.push(Metric {
+            header: "cache misses (M)".into(),
+            pointer: "/cache_misses/total",
+            scale: 1e-6,
+        });
+    }
 
     let mut headers: Vec<String> = args.vary.iter().map(|flag| flag.path.clone()).collect();
     headers.extend(metrics.iter().map(|metric| metric.header.clone()));

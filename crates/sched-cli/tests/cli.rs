@@ -101,7 +101,7 @@ fn bad_input_is_explained_not_panicked() {
     assert!(!ok);
     assert!(
         stderr
-            .contains("unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, shared_runq, sis_scan, turbo_pack, wake_affine"),
+            .contains("unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, shared_runq, sis_scan, struct_layout, turbo_pack, wake_affine"),
         "{stderr}"
     );
     // A value outside the schema's choices names the field and the choices.

@@ -209,6 +209,9 @@ pub struct RunSummary {
     pub cache_refill_ns: u64,
     pub sched_overhead_ns: u64,
     pub bandwidth: crate::bandwidth::BandwidthStats,
+    /// The struct-layout cache-line model's misses, when it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_misses: Option<crate::policy::struct_layout::CacheMisses>,
 }
 
 impl RunSummary {

@@ -110,6 +110,16 @@ pub struct PolicySpec {
     /// (default 12.5); `domain`: "llc", "socket" or "node" (default "node").
     #[serde(default)]
     pub turbo_pack: crate::policy::turbo_pack::TurboPackSpec,
+    /// Seed 002: the field order of `struct cfs_rq` and `struct sched_entity` in the
+    /// cache-line model: "original" (6.15's, the default), "reordered" (the
+    /// patch's), or `{"cfs_rq": [...], "sched_entity": [...]}` listing every field
+    /// once. The model runs with any cgroup, or when this is given.
+    #[serde(default, skip_serializing_if = "is_unset_layout")]
+    pub struct_layout: crate::policy::struct_layout::StructLayoutSpec,
+}
+
+fn is_unset_layout(spec: &crate::policy::struct_layout::StructLayoutSpec) -> bool {
+    *spec == crate::policy::struct_layout::StructLayoutSpec::Unset
 }
 
 /// The policy switches, resolved.
@@ -248,6 +258,14 @@ impl Scenario {
                 None
             }
         };
+        if let Err(message) =
+            crate::policy::struct_layout::resolve_layouts(&self.policy.struct_layout)
+        {
+            errors.push(ScenarioError {
+                path: "policy.struct_layout".into(),
+                message,
+            });
+        }
         for (path, message) in self.policy.turbo_pack.check() {
             errors.push(ScenarioError {
                 path: format!("policy.turbo_pack.{path}"),

@@ -173,9 +173,24 @@ fn cfs_bandwidth_control_holds_a_cgroup_tree_to_its_quota() {
         1,
     ));
     assert!(capped.bandwidth.throttles > 100, "{:?}", capped.bandwidth);
-    // Every throttle is undone by a later period refresh (but the last ones, at most one per leaf).
+    // Every throttle is undone by a later period refresh (but the last ones: at most
+    // one per cfs_rq, 16 leaves on 8 CPUs).
     let pending = capped.bandwidth.throttles - capped.bandwidth.unthrottles;
-    assert!(pending <= 16, "{:?}", capped.bandwidth);
+    assert!(pending <= 16 * 8, "{:?}", capped.bandwidth);
+    // cpu.stat: every leaf counts the run's periods, and some of them throttled.
+    assert_eq!(capped.bandwidth.cpu_stat.len(), 16);
+    for stat in &capped.bandwidth.cpu_stat {
+        // Periods end at 10, 20, ... 490 ms inside the 500 ms run.
+        assert_eq!(stat.nr_periods, 49, "{stat:?}");
+        assert!(stat.nr_throttled > 0 && stat.nr_throttled <= 49, "{stat:?}");
+        assert!(stat.throttled_usec > 0, "{stat:?}");
+    }
+    assert!(
+        roomy.bandwidth.throttled_usec < capped.bandwidth.throttled_usec,
+        "throttled {} us at 100 % vs {} us at 50 %",
+        roomy.bandwidth.throttled_usec,
+        capped.bandwidth.throttled_usec
+    );
     assert!(
         (0.40..0.60).contains(&capped.utilization),
         "utilisation {} under a 50 % quota",

@@ -166,10 +166,13 @@ fn describe_alternatives(
         // A string enum whose choices are documented one by one (`oneOf` of consts):
         // the value itself is the tag.
         let plain_choice = at == path;
-        matches!(
-            err.kind(),
-            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-        ) && (tagged || plain_choice)
+        // An alternative of another JSON type (a name where an object is allowed too).
+        let other_type = plain_choice && matches!(err.kind(), ValidationErrorKind::Type { .. });
+        other_type
+            || matches!(
+                err.kind(),
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+            ) && (tagged || plain_choice)
     };
     let matching: Vec<&Vec<ValidationError<'static>>> = context
         .iter()

@@ -151,7 +151,7 @@ fn set_with_an_unknown_path_lists_the_valid_neighbours() {
     let error = apply_override(&mut value, &schema, "policy.shared_rq.mode=all").unwrap_err();
     assert_eq!(
         error,
-        "unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, shared_runq, sis_scan, turbo_pack, wake_affine"
+        "unknown field `shared_rq` in `policy`; valid fields are: newidle_balance, numa_affinity, periodic_balance, shared_runq, sis_scan, struct_layout, turbo_pack, wake_affine"
     );
     let error = apply_override(&mut value, &schema, "knobs.latency=5").unwrap_err();
     assert!(

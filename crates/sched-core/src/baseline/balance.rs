@@ -99,6 +99,7 @@ impl Simulator {
         if skip {
             return false;
         }
+        self.update_blocked_averages(cpu);
         let n_domains = self.domains.of(cpu).len();
         let mut spent = 0u64;
         for level in first_level..n_domains {
@@ -138,6 +139,7 @@ impl Simulator {
             IdleType::NotIdle
         };
         let n_domains = self.domains.of(cpu).len();
+        let mut softirq = false;
         for level in 0..n_domains {
             let sd = &self.domains.of(cpu)[level];
             let mut interval_ms = sd.min_interval_ms.max(1);
@@ -148,6 +150,12 @@ impl Simulator {
             if self.now() < due {
                 continue;
             }
+            if !std::mem::replace(&mut softirq, true) {
+                // A domain is due: SCHED_SOFTIRQ runs, and run_rebalance_domains()
+                // first updates the blocked load averages.
+                self.update_blocked_averages(cpu);
+            }
+            let sd = &self.domains.of(cpu)[level];
             self.cpus[cpu_idx].last_balance[level] = self.now();
             if !self.should_we_balance(cpu, sd) {
                 // Another CPU of the group balances this domain, and the ones above.

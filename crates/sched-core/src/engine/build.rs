@@ -1,6 +1,7 @@
 //! Building a simulator from a scenario: tasks, cgroups, channels, CPU state and the first events.
 
 use super::*;
+use crate::policy::struct_layout::{LayoutModel, StructLayoutSpec};
 
 impl Simulator {
     /// Builds a simulator whose trace keeps records within `trace_keep_bytes` of
@@ -70,12 +71,15 @@ impl Simulator {
                 groups.push(TaskGroup {
                     name: group.name.clone(),
                     parent: group.parent.map(|parent| group_base + parent as u32),
+                    depth: 1,
                     quota_ns,
                     period_ns,
-                    runtime_ns: quota_ns.unwrap_or(0) as i64,
-                    throttled: false,
+                    pool_ns: quota_ns.unwrap_or(0),
+                    throttled_cpus: Vec::new(),
                     tasks: Vec::new(),
-                    subtree_size: 1,
+                    subtree: (0, 0),
+                    stat: Default::default(),
+                    timer_cpu: None,
                 });
             }
             for plan in expansion.tasks {
@@ -188,14 +192,21 @@ impl Simulator {
                 }
             })
             .collect();
-        // Subtree sizes: every group counts itself in each of its ancestors.
-        for idx in 0..groups.len() {
-            let mut parent = groups[idx].parent;
-            while let Some(up) = parent {
-                groups[up as usize].subtree_size += 1;
-                parent = groups[up as usize].parent;
-            }
-        }
+        let group_preorder = crate::bandwidth::preorder(&mut groups);
+        let group_rqs = vec![crate::bandwidth::GroupRq::default(); groups.len() * n_cpus];
+        let layout_model =
+            if groups.is_empty() && scenario.policy.struct_layout == StructLayoutSpec::Unset {
+                None
+            } else {
+                let model = LayoutModel::new(
+                    &scenario.policy.struct_layout,
+                    n_cpus,
+                    tasks.len(),
+                    groups.len(),
+                )
+                .expect("checked by Scenario::check");
+                Some(Box::new(model))
+            };
         let mut queue = EventQueue::default();
         for (idx, group) in groups.iter().enumerate() {
             if group.quota_ns.is_some() {
@@ -290,7 +301,11 @@ impl Simulator {
             gap_integrated_to: SimTime::ZERO,
             memory_bound_cpus: CpuSet::empty(n_cpus),
             groups,
+            group_rqs,
+            group_preorder,
+            leaf_cfs_rqs: vec![Vec::new(); n_cpus],
             pending_throttle: Vec::new(),
+            layout_model,
             bandwidth: BandwidthStats::default(),
             recorder: None,
             wait_log: None,

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::policy::shared_runq::{ShardSite, SharedRunqMode};
+use crate::policy::struct_layout::StructOp;
 use crate::task::{TaskId, TaskState};
 use crate::topology::CpuId;
 use crate::trace::{Reason, TraceKind};
@@ -19,6 +20,7 @@ impl Simulator {
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
         self.touch(cpu);
+        self.walk_group_entities(task_id, cpu, by, StructOp::Enqueue, 1);
         if self.shared_runq.spec.mode == SharedRunqMode::All {
             self.shared_runq_enqueue(task_id, cpu, by, ShardSite::EnqueueEntity);
         }
@@ -42,6 +44,7 @@ impl Simulator {
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.walk_group_entities(task_id, cpu, cpu, StructOp::Dequeue, -1);
         self.note_cpu_state(cpu);
         self.cpus[cpu.0 as usize].run_gen += 1;
         self.tasks[task_id.0 as usize].run_memory_bound = false;
@@ -110,6 +113,7 @@ impl Simulator {
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
         self.touch(cpu);
+        self.walk_group_entities(task_id, cpu, by, StructOp::Dequeue, -1);
         let site = self.dequeue_site();
         self.shared_runq_dequeue(task_id, by, site);
     }

@@ -79,7 +79,11 @@ impl Simulator {
                     broke_affinity,
                 };
                 self.set_task_cpu(TaskId(idx as u32), dest, reason);
-                self.tasks[idx].state = TaskState::Throttled(dest);
+                if self.throttled_on(TaskId(idx as u32), dest) {
+                    self.tasks[idx].state = TaskState::Throttled(dest);
+                } else {
+                    self.enqueue_unthrottled(TaskId(idx as u32), dest);
+                }
                 moved += 1;
             }
         }

@@ -210,7 +210,17 @@ pub struct Simulator {
     memory_bound_cpus: CpuSet,
     /// Task groups (cgroups), for CFS bandwidth control.
     pub groups: Vec<TaskGroup>,
-    pub(crate) pending_throttle: Vec<u32>,
+    /// Each group's `cfs_rq` on each CPU, at `group * n_cpus + cpu`.
+    pub(crate) group_rqs: Vec<crate::bandwidth::GroupRq>,
+    /// The groups depth-first; a group's subtree is a range of it.
+    pub(crate) group_preorder: Vec<u32>,
+    /// Per CPU, the cfs_rqs with load to decay (`rq->leaf_cfs_rq_list`).
+    pub(crate) leaf_cfs_rqs: Vec<Vec<u32>>,
+    /// cfs_rqs (group, CPU) out of runtime, to throttle at the next scheduling point.
+    pub(crate) pending_throttle: Vec<(u32, CpuId)>,
+    /// The struct-layout cache-line model (`policy::struct_layout`): on with cgroups
+    /// or an explicit `policy.struct_layout`.
+    pub(crate) layout_model: Option<Box<crate::policy::struct_layout::LayoutModel>>,
     pub bandwidth: BandwidthStats,
     /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
     /// CPU): a balance one level down failed because of CPU affinity.

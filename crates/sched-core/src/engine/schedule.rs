@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::policy::shared_runq::{ShardSite, SharedRunqMode};
+use crate::policy::struct_layout::StructOp;
 use crate::task::{TaskId, TaskState};
 use crate::time::SimTime;
 use crate::topology::CpuId;
@@ -57,6 +58,7 @@ impl Simulator {
                     let vruntime = prev_task.vruntime;
                     self.rqs[cpu_idx].insert(vruntime, prev_id);
                     // put_prev_entity() → __enqueue_entity().
+                    self.walk_group_entities(prev_id, cpu, cpu, StructOp::PutPrev, 0);
                     if self.shared_runq.spec.mode == SharedRunqMode::All {
                         self.shared_runq_enqueue(prev_id, cpu, cpu, ShardSite::EnqueueEntity);
                     }
@@ -78,6 +80,11 @@ impl Simulator {
         if let Some(next_id) = next {
             let vruntime = self.tasks[next_id.0 as usize].vruntime;
             self.rqs[cpu_idx].remove(vruntime, next_id);
+            // set_next_entity() at each level.
+            self.walk_group_entities(next_id, cpu, cpu, StructOp::SetNext, 0);
+            if prev != next {
+                self.struct_layout_switch_in(cpu, next_id);
+            }
             // set_next_entity() → __dequeue_entity(), or (wakeups mode) the end of
             // pick_next_task_fair().
             match self.shared_runq.spec.mode {
@@ -102,7 +109,6 @@ impl Simulator {
                 self.tasks[prev_id.0 as usize]
                     .pelt
                     .update_tracked(now, true);
-                self.struct_layout_touch(crate::policy::struct_layout::StructOp::LoadAvg, cpu);
             }
         }
         let was_busy = prev.is_some();
@@ -290,6 +296,8 @@ impl Simulator {
         // scheduler_tick(): rq_lock().
         self.lock_rq(cpu, cpu, "raw_spin_rq_lock_nested");
         self.update_curr(cpu);
+        // entity_tick() at each level: update_curr() and update_load_avg().
+        self.walk_group_entities(curr, cpu, cpu, StructOp::Tick, 0);
         let rq = &self.rqs[cpu_idx];
         if rq.nr_running <= 1 {
             return;

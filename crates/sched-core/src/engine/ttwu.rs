@@ -49,7 +49,7 @@ impl Simulator {
         task.last_ran = self.now;
         task.charged_until = self.now;
         let pid = task.pid.0;
-        if self.task_throttled(task_id) {
+        if self.enqueue_throttled(task_id, cpu) {
             self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
             self.emit(cpu, TraceKind::SchedWakeupNew, pid, cpu.0, 0, reason);
             return;
@@ -175,8 +175,8 @@ impl Simulator {
         let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
-        if self.task_throttled(task_id) {
-            // Its cgroup is out of quota: it waits on the throttled cfs_rq.
+        if self.enqueue_throttled(task_id, cpu) {
+            // Its cfs_rq there is out of runtime: it waits on the throttled cfs_rq.
             self.tasks[task_id.0 as usize].state = TaskState::Throttled(cpu);
             return false;
         }

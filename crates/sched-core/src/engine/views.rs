@@ -163,7 +163,8 @@ impl Simulator {
             power,
             cache_refill_ns: self.metrics.cache_refill_ns,
             sched_overhead_ns: self.metrics.sched_overhead_ns,
-            bandwidth: self.bandwidth.clone(),
+            bandwidth: self.bandwidth_summary(),
+            cache_misses: self.layout_model.as_ref().map(|model| model.summary()),
         }
     }
 

@@ -21,4 +21,5 @@ pub mod numa_affinity;
 pub mod shared_runq;
 pub mod sis_scan;
 pub mod struct_layout;
+pub mod struct_layout_data;
 pub mod turbo_pack;

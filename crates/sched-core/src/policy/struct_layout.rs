@@ -1,30 +1,497 @@
 //! The `cfs_rq` / `sched_entity` struct reordering (seed 002, Zecheng Li, 2025,
-//! on 6.15): its hook places.
+//! against 6.15): a cache-line model of the two structures.
 //!
-//! The patches group the fields that the throttle, unthrottle and load-average paths
-//! touch together into fewer cache lines. Modelling it needs the structures as lists
-//! of fields laid out in 64-byte lines and a per-CPU cache model, which the simulator
-//! does not have yet (see `docs/MODEL-STATUS.md`). The places where those operations
-//! happen are wired and count nothing until then:
-//! - `struct_layout_touch(StructOp::TgWalk, ...)`: each throttle or unthrottle walk
-//!   of the task-group tree (`bandwidth`, `finish_tree_walk`);
-//! - `struct_layout_touch(StructOp::LoadAvg, ...)`: a task's or a CPU's load-average
-//!   update (`engine::schedule`).
+//! Each structure is a list of fields with sizes and alignments
+//! (`struct_layout_data`), laid out in order into 64-byte lines. Each operation the
+//! simulator performs on a CPU (`StructOp`: enqueue, dequeue, pick, put, the
+//! load-average update, runtime accounting, the throttle and unthrottle walks)
+//! names the fields it reads and writes; the lines holding them go through a cache
+//! model of the CPU doing it, and misses are counted per operation and per
+//! structure, and charged at the machine's refill cost per line.
+//!
+//! The cache model (simplifications, also in docs/MODEL-STATUS.md):
+//! - each CPU keeps the scheduler's lines in an LRU cache of
+//!   [`CACHE_BYTES_PER_CPU`] (its share of a last-level cache); the age of a line
+//!   is approximated by the lines touched on that CPU since (the kernel's own, and
+//!   the footprint of each task that starts running there, which pushes the
+//!   kernel's lines out): a line hits while fewer than the capacity came after it;
+//! - a write by one CPU invalidates the line in every other CPU's cache (a version
+//!   per line); the next access elsewhere misses, and is charged by the distance
+//!   to the writer;
+//! - only the two structures are modelled: the task group, `cfs_bandwidth`, the
+//!   runqueue and the rest of the kernel's data are not.
 
 use crate::engine::Simulator;
+use crate::policy::struct_layout_data::{self as data, FieldDef, LAYOUT_KERNEL};
+use crate::task::TaskId;
 use crate::topology::CpuId;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-/// An operation on `cfs_rq` and `sched_entity` fields that the layout model counts.
+/// The cache each CPU keeps the scheduler's lines in: a 1 MiB share of a
+/// last-level cache (a 32 MiB L3 over 16 threads gives 2 MiB, a 1.375 MiB-per-core
+/// L3 over 2 threads 0.69 MiB).
+pub const CACHE_BYTES_PER_CPU: u64 = 1 << 20;
+
+pub const LINE_BYTES: u32 = 64;
+
+/// An operation on `sched_entity` and `cfs_rq` fields that the model counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StructOp {
-    /// `tg_throttle_down` / `tg_unthrottle_up` over `groups` task groups.
-    TgWalk { groups: u64 },
-    /// `update_load_avg()` of an entity and its `cfs_rq`.
-    LoadAvg,
+    /// `enqueue_entity()` with its `update_load_avg()`, one level.
+    Enqueue,
+    /// `dequeue_entity()` with its `update_load_avg()`, one level.
+    Dequeue,
+    /// `set_next_entity()`, one level of the pick.
+    SetNext,
+    /// `put_prev_entity()`, one level.
+    PutPrev,
+    /// `entity_tick()`: `update_curr()` and `update_load_avg()`, one level.
+    Tick,
+    /// `account_cfs_rq_runtime()` on a cfs_rq with a quota.
+    AccountRuntime,
+    /// `tg_throttle_down()` on one cfs_rq.
+    TgThrottleDown,
+    /// `tg_unthrottle_up()` on one cfs_rq.
+    TgUnthrottleUp,
+    /// `distribute_cfs_runtime()` on one throttled cfs_rq, from the period timer's
+    /// CPU.
+    DistributeRuntime,
+    /// `update_blocked_averages()` → `__update_blocked_fair()` on one leaf cfs_rq
+    /// and its group entity.
+    BlockedAverages,
+    /// The same, on the parent cfs_rq the group entity's load is propagated to.
+    BlockedParent,
+}
+
+impl StructOp {
+    pub const ALL: [StructOp; 11] = [
+        StructOp::Enqueue,
+        StructOp::Dequeue,
+        StructOp::SetNext,
+        StructOp::PutPrev,
+        StructOp::Tick,
+        StructOp::AccountRuntime,
+        StructOp::TgThrottleDown,
+        StructOp::TgUnthrottleUp,
+        StructOp::DistributeRuntime,
+        StructOp::BlockedAverages,
+        StructOp::BlockedParent,
+    ];
+
+    /// The kernel function the operation stands for.
+    pub fn name(self) -> &'static str {
+        match self {
+            StructOp::Enqueue => "enqueue_entity",
+            StructOp::Dequeue => "dequeue_entity",
+            StructOp::SetNext => "set_next_entity",
+            StructOp::PutPrev => "put_prev_entity",
+            StructOp::Tick => "entity_tick",
+            StructOp::AccountRuntime => "account_cfs_rq_runtime",
+            StructOp::TgThrottleDown => "tg_throttle_down",
+            StructOp::TgUnthrottleUp => "tg_unthrottle_up",
+            StructOp::DistributeRuntime => "distribute_cfs_runtime",
+            StructOp::BlockedAverages | StructOp::BlockedParent => "update_blocked_averages",
+        }
+    }
+}
+
+/// Which `sched_entity` an operation touches.
+#[derive(Clone, Copy, Debug)]
+pub enum Se {
+    /// A task's own entity.
+    Task(TaskId),
+    /// A group's entity on the CPU (`tg->se[cpu]`).
+    Group(u32),
+}
+
+/// Which `cfs_rq` an operation touches, on the CPU.
+#[derive(Clone, Copy, Debug)]
+pub enum Rq {
+    /// The CPU's root `rq->cfs`.
+    Root,
+    /// A group's `tg->cfs_rq[cpu]`.
+    Group(u32),
+}
+
+impl Rq {
+    pub fn of(group: Option<u32>) -> Rq {
+        group.map_or(Rq::Root, Rq::Group)
+    }
+}
+
+/// `policy.struct_layout`: the field order of both structures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StructLayoutSpec {
+    /// `"original"` (6.15's declaration order) or `"reordered"` (the patch's).
+    Named(LayoutName),
+    /// An explicit order: every field of the structure, once each. A structure left
+    /// out keeps its 6.15 order.
+    Explicit {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cfs_rq: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sched_entity: Option<Vec<String>>,
+    },
+    #[default]
+    #[serde(skip)]
+    Unset,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LayoutName {
+    Original,
+    Reordered,
+}
+
+/// One structure laid out: the line of each field, and how many lines it spans.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StructLayout {
+    pub name: &'static str,
+    /// Fields in layout order with their offsets.
+    pub fields: Vec<PlacedField>,
+    pub size: u32,
+    pub lines: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlacedField {
+    pub name: &'static str,
+    pub offset: u32,
+    pub size: u32,
+}
+
+impl StructLayout {
+    /// Lays `order` out with natural alignment; `breaks` start a new 64-byte line
+    /// (the patch's aligned cache groups). Errors name what is wrong.
+    pub fn place(
+        name: &'static str,
+        defs: &[FieldDef],
+        order: &[&str],
+    ) -> Result<StructLayout, String> {
+        let mut seen = vec![false; defs.len()];
+        let mut fields = Vec::with_capacity(defs.len());
+        let mut offset = 0u32;
+        let mut max_align = 1u32;
+        let mut line_break = false;
+        for &field in order {
+            if field == data::LINE_BREAK {
+                line_break = true;
+                continue;
+            }
+            let Some(idx) = defs.iter().position(|def| def.name == field) else {
+                return Err(format!("{name} has no field `{field}`"));
+            };
+            if std::mem::replace(&mut seen[idx], true) {
+                return Err(format!("{name}: field `{field}` is listed twice"));
+            }
+            let def = &defs[idx];
+            let align = if line_break { LINE_BYTES } else { def.align };
+            line_break = false;
+            max_align = max_align.max(def.align);
+            offset = offset.next_multiple_of(align);
+            fields.push(PlacedField {
+                name: def.name,
+                offset,
+                size: def.size,
+            });
+            offset += def.size;
+        }
+        if let Some(missing) = defs.iter().zip(&seen).find(|(_, seen)| !**seen) {
+            return Err(format!("{name}: field `{}` is missing", missing.0.name));
+        }
+        let size = offset.next_multiple_of(max_align);
+        Ok(StructLayout {
+            name,
+            fields,
+            size,
+            lines: size.div_ceil(LINE_BYTES),
+        })
+    }
+
+    /// The lines (bit i = line i) holding any of `names`.
+    fn line_mask(&self, names: &[&str]) -> u64 {
+        let mut mask = 0u64;
+        for field in &self.fields {
+            if names.contains(&field.name) {
+                let first = field.offset / LINE_BYTES;
+                let last = (field.offset + field.size.max(1) - 1) / LINE_BYTES;
+                for line in first..=last {
+                    mask |= 1 << line;
+                }
+            }
+        }
+        mask
+    }
+}
+
+/// The layouts a spec names, or what is wrong with it.
+pub fn resolve_layouts(spec: &StructLayoutSpec) -> Result<(StructLayout, StructLayout), String> {
+    let (se_order, rq_order): (Vec<&str>, Vec<&str>) = match spec {
+        StructLayoutSpec::Unset | StructLayoutSpec::Named(LayoutName::Original) => (
+            data::SCHED_ENTITY.iter().map(|f| f.name).collect(),
+            data::CFS_RQ.iter().map(|f| f.name).collect(),
+        ),
+        StructLayoutSpec::Named(LayoutName::Reordered) => (
+            data::SCHED_ENTITY_REORDERED.to_vec(),
+            data::CFS_RQ_REORDERED.to_vec(),
+        ),
+        StructLayoutSpec::Explicit {
+            cfs_rq,
+            sched_entity,
+        } => (
+            match sched_entity {
+                Some(order) => order.iter().map(|s| s.as_str()).collect(),
+                None => data::SCHED_ENTITY.iter().map(|f| f.name).collect(),
+            },
+            match cfs_rq {
+                Some(order) => order.iter().map(|s| s.as_str()).collect(),
+                None => data::CFS_RQ.iter().map(|f| f.name).collect(),
+            },
+        ),
+    };
+    let se = StructLayout::place("sched_entity", data::SCHED_ENTITY, &se_order)?;
+    let rq = StructLayout::place("cfs_rq", data::CFS_RQ, &rq_order)?;
+    Ok((se, rq))
+}
+
+/// The lines one operation touches: (read, written) masks per structure.
+#[derive(Clone, Copy, Debug, Default)]
+struct OpLines {
+    se: (u64, u64),
+    rq: (u64, u64),
+}
+
+/// Misses counted over a run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct CacheMisses {
+    pub total: u64,
+    /// Misses by kernel function (the operations above).
+    pub by_operation: std::collections::BTreeMap<String, u64>,
+    /// Misses by structure: `sched_entity`, `cfs_rq`.
+    pub by_struct: std::collections::BTreeMap<String, u64>,
+    /// Line accesses, hits included.
+    pub accesses: u64,
+    /// Misses on a line another CPU held last (migrations, remote wakeups,
+    /// balancing).
+    pub remote: u64,
+    /// The layout the run used: `original`, `reordered` or `explicit`.
+    pub layout: String,
+    /// Lines per structure in that layout.
+    pub lines: std::collections::BTreeMap<String, u32>,
+}
+
+/// The per-run state of the model.
+#[derive(Clone, Debug)]
+pub struct LayoutModel {
+    pub se: StructLayout,
+    pub rq: StructLayout,
+    layout_name: String,
+    ops: [OpLines; StructOp::ALL.len()],
+    capacity: u64,
+    n_groups: usize,
+    /// Each CPU's clock: lines touched there, and footprints run there.
+    clocks: Vec<u64>,
+    /// Every line of every instance: `(owner CPU + 1) << 48 | owner's clock when it
+    /// last touched the line`; 0 for a line never touched.
+    lines: Vec<u64>,
+    /// Where each kind of instance starts in `lines`, and lines per instance.
+    group_se_base: usize,
+    rq_base: usize,
+    se_stride: usize,
+    rq_stride: usize,
+    /// Misses per operation and structure (0: sched_entity, 1: cfs_rq).
+    misses: [[u64; 2]; StructOp::ALL.len()],
+    /// Of those, lines last held by another CPU.
+    remote: u64,
+    accesses: u64,
+}
+
+const STAMP_BITS: u32 = 48;
+const STAMP_MASK: u64 = (1 << STAMP_BITS) - 1;
+
+impl LayoutModel {
+    pub fn new(
+        spec: &StructLayoutSpec,
+        n_cpus: usize,
+        n_tasks: usize,
+        n_groups: usize,
+    ) -> Result<LayoutModel, String> {
+        let (se, rq) = resolve_layouts(spec)?;
+        let mut ops = [OpLines::default(); StructOp::ALL.len()];
+        for (slot, op) in StructOp::ALL.iter().enumerate() {
+            let access = data::op_fields(*op);
+            ops[slot] = OpLines {
+                se: (se.line_mask(access.se_read), se.line_mask(access.se_write)),
+                rq: (rq.line_mask(access.rq_read), rq.line_mask(access.rq_write)),
+            };
+        }
+        let layout_name = match spec {
+            StructLayoutSpec::Unset | StructLayoutSpec::Named(LayoutName::Original) => "original",
+            StructLayoutSpec::Named(LayoutName::Reordered) => "reordered",
+            StructLayoutSpec::Explicit { .. } => "explicit",
+        };
+        let se_stride = se.lines as usize;
+        let rq_stride = rq.lines as usize;
+        let group_se_base = n_tasks * se_stride;
+        let rq_base = group_se_base + n_groups * n_cpus * se_stride;
+        let total = rq_base + (n_groups + 1) * n_cpus * rq_stride;
+        Ok(LayoutModel {
+            se,
+            rq,
+            layout_name: layout_name.into(),
+            ops,
+            capacity: CACHE_BYTES_PER_CPU / LINE_BYTES as u64,
+            n_groups,
+            clocks: vec![0; n_cpus],
+            lines: vec![0; total],
+            group_se_base,
+            rq_base,
+            se_stride,
+            rq_stride,
+            misses: [[0; 2]; StructOp::ALL.len()],
+            remote: 0,
+            accesses: 0,
+        })
+    }
+
+    /// The first line of an entity in `lines`.
+    fn se_base(&self, se: Se, cpu: CpuId) -> usize {
+        match se {
+            Se::Task(task) => task.0 as usize * self.se_stride,
+            Se::Group(group) => {
+                self.group_se_base
+                    + (cpu.0 as usize * self.n_groups + group as usize) * self.se_stride
+            }
+        }
+    }
+
+    /// The first line of a cfs_rq in `lines` (the root's first).
+    fn rq_base(&self, rq: Rq, cpu: CpuId) -> usize {
+        let slot = match rq {
+            Rq::Root => 0,
+            Rq::Group(group) => group as usize + 1,
+        };
+        self.rq_base + (cpu.0 as usize * (self.n_groups + 1) + slot) * self.rq_stride
+    }
+
+    /// `by` touches the lines in `mask` from `base`; returns the misses. A line is
+    /// held by the last CPU that touched it (a read by another CPU takes it, as a
+    /// write would), and hits while fewer than the capacity came after it there.
+    fn access(&mut self, by: CpuId, base: usize, mut mask: u64) -> u64 {
+        let owner = (by.0 as u64 + 1) << STAMP_BITS;
+        let mut clock = self.clocks[by.0 as usize];
+        let (mut misses, mut remote) = (0, 0);
+        let lines = &mut self.lines[base..];
+        while mask != 0 {
+            let line = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            clock += 1;
+            let slot = &mut lines[line];
+            let held = *slot & !STAMP_MASK;
+            if held != owner || clock - (*slot & STAMP_MASK) > self.capacity {
+                misses += 1;
+                remote += u64::from(held != 0 && held != owner);
+            }
+            *slot = owner | (clock & STAMP_MASK);
+        }
+        self.accesses += clock - self.clocks[by.0 as usize];
+        self.clocks[by.0 as usize] = clock;
+        self.remote += remote;
+        misses
+    }
+
+    /// A task starts on `cpu`: its footprint pushes the kernel's lines towards
+    /// eviction.
+    pub fn pollute(&mut self, cpu: CpuId, footprint_kib: u64) {
+        self.clocks[cpu.0 as usize] += footprint_kib * 1024 / LINE_BYTES as u64;
+    }
+
+    pub fn summary(&self) -> CacheMisses {
+        let mut out = CacheMisses {
+            accesses: self.accesses,
+            remote: self.remote,
+            layout: self.layout_name.clone(),
+            ..CacheMisses::default()
+        };
+        out.lines.insert("sched_entity".into(), self.se.lines);
+        out.lines.insert("cfs_rq".into(), self.rq.lines);
+        let (mut se_total, mut rq_total) = (0, 0);
+        for (slot, op) in StructOp::ALL.iter().enumerate() {
+            let [se, rq] = self.misses[slot];
+            se_total += se;
+            rq_total += rq;
+            *out.by_operation.entry(op.name().into()).or_insert(0) += se + rq;
+        }
+        out.by_struct.insert("sched_entity".into(), se_total);
+        out.by_struct.insert("cfs_rq".into(), rq_total);
+        out.total = se_total + rq_total;
+        out
+    }
 }
 
 impl Simulator {
-    /// `cpu` performed `op`. Without the cache-line model there is nothing to count.
+    /// `by` performs `op` on `cpu`'s structures: the entity `se` (if any) and the
+    /// cfs_rq `rq`. Misses are counted and charged to `by` at the refill cost of a
+    /// line from where it was (another CPU's write, or the LLC).
     #[inline]
-    pub(crate) fn struct_layout_touch(&mut self, _op: StructOp, _cpu: CpuId) {}
+    pub(crate) fn struct_layout_touch(
+        &mut self,
+        op: StructOp,
+        by: CpuId,
+        cpu: CpuId,
+        se: Option<Se>,
+        rq: Rq,
+    ) {
+        if self.layout_model.is_none() {
+            return;
+        }
+        self.struct_layout_touch_slow(op, by, cpu, se, rq);
+    }
+
+    fn struct_layout_touch_slow(
+        &mut self,
+        op: StructOp,
+        by: CpuId,
+        cpu: CpuId,
+        se: Option<Se>,
+        rq: Rq,
+    ) {
+        let Some(model) = self.layout_model.as_mut() else {
+            return;
+        };
+        let slot = op as usize;
+        let lines = model.ops[slot];
+        let remote_before = model.remote;
+        let mut misses = 0;
+        if let Some(se) = se {
+            let base = model.se_base(se, cpu);
+            let m = model.access(by, base, lines.se.0 | lines.se.1);
+            model.misses[slot][0] += m;
+            misses += m;
+        }
+        let base = model.rq_base(rq, cpu);
+        let m = model.access(by, base, lines.rq.0 | lines.rq.1);
+        model.misses[slot][1] += m;
+        misses += m;
+        if misses > 0 {
+            let remote = model.remote - remote_before;
+            let per_line = |ns_per_mib: u64| ns_per_mib * LINE_BYTES as u64 / (1 << 20);
+            let ns = (misses - remote) * per_line(self.costs.refill_llc_ns_per_mib)
+                + remote * per_line(self.costs.refill_cross_llc_ns_per_mib);
+            self.charge_overhead(by, ns);
+        }
+    }
+
+    /// A task starts running on `cpu` (see [`LayoutModel::pollute`]).
+    #[inline]
+    pub(crate) fn struct_layout_switch_in(&mut self, cpu: CpuId, task: TaskId) {
+        if let Some(model) = self.layout_model.as_mut() {
+            model.pollute(cpu, self.tasks[task.0 as usize].footprint_kib);
+        }
+    }
 }
+
+pub const KERNEL: &str = LAYOUT_KERNEL;
