@@ -41,6 +41,126 @@ pub const CFS_BANDWIDTH_SLICE_NS: i64 = 5_000_000;
 /// `min_cfs_rq_runtime`: what an emptied cfs_rq keeps (1 ms).
 pub const MIN_CFS_RQ_RUNTIME_NS: i64 = 1_000_000;
 
+/// A cgroup of a scenario's explicit hierarchy (`cgroups`).
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CgroupSpec {
+    /// Its path from the root cgroup, such as "/web" or "/web/api". Parents that are
+    /// not listed are made, without a limit.
+    pub path: String,
+    /// `cpu.max`: a quota of CPU time per period; absent means "max" (no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_max: Option<CpuMax>,
+    /// Indices into `workloads` whose tasks live in this cgroup. A `cgroup_tree`
+    /// listed here builds its tree under it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<u32>,
+}
+
+/// `cpu.max`: "QUOTA PERIOD" in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuMax {
+    /// Runtime per period, over all CPUs together (at least 1000: the kernel's 1 ms).
+    #[schemars(range(min = 1000))]
+    pub quota_us: u64,
+    /// The period (1000 to 1000000; default 100000, the kernel's).
+    #[serde(default = "default_period_us")]
+    #[schemars(range(min = 1000, max = 1000000))]
+    pub period_us: u64,
+}
+
+fn default_period_us() -> u64 {
+    100_000
+}
+
+/// Checks a scenario's `cgroups` against its `n_workloads` workloads: (path, message).
+pub(crate) fn check_cgroups(cgroups: &[CgroupSpec], n_workloads: usize) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    let mut owner: Vec<Option<usize>> = vec![None; n_workloads];
+    for (idx, cgroup) in cgroups.iter().enumerate() {
+        let at = format!("cgroups.{idx}");
+        let path = &cgroup.path;
+        if !path.starts_with('/') || path.len() < 2 || path.ends_with('/') || path.contains("//") {
+            errors.push((
+                format!("{at}.path"),
+                format!("must be a path like \"/web/api\" (not the root), got {path:?}"),
+            ));
+        }
+        if let Some(first) = cgroups[..idx].iter().position(|other| &other.path == path) {
+            errors.push((
+                format!("{at}.path"),
+                format!("{path:?} is already cgroups.{first}"),
+            ));
+        }
+        if let Some(max) = cgroup.cpu_max {
+            if max.quota_us < 1000 {
+                errors.push((
+                    format!("{at}.cpu_max.quota_us"),
+                    format!("must be at least 1000, got {}", max.quota_us),
+                ));
+            }
+            if !(1000..=1_000_000).contains(&max.period_us) {
+                errors.push((
+                    format!("{at}.cpu_max.period_us"),
+                    format!("must be between 1000 and 1000000, got {}", max.period_us),
+                ));
+            }
+        }
+        for (slot, &workload) in cgroup.workloads.iter().enumerate() {
+            let field = format!("{at}.workloads.{slot}");
+            match owner.get_mut(workload as usize) {
+                None => errors.push((
+                    field,
+                    format!("there is no workload {workload} (the scenario has {n_workloads})"),
+                )),
+                Some(Some(other)) => errors.push((
+                    field,
+                    format!("workload {workload} is already in cgroups.{other}"),
+                )),
+                Some(slot) => *slot = Some(idx),
+            }
+        }
+    }
+    errors
+}
+
+/// A group of the explicit hierarchy: its path, its parent, its `cpu.max`.
+pub(crate) type ExplicitGroup = (String, Option<u32>, Option<CpuMax>);
+
+/// The explicit hierarchy as task groups (parents first, made where not listed), and
+/// for each workload the group its tasks join.
+pub(crate) fn explicit_groups(
+    cgroups: &[CgroupSpec],
+    n_workloads: usize,
+) -> (Vec<ExplicitGroup>, Vec<Option<u32>>) {
+    let mut groups: Vec<ExplicitGroup> = Vec::new();
+    let mut workload_group = vec![None; n_workloads];
+    for cgroup in cgroups {
+        let mut parent = None;
+        let mut prefix = String::new();
+        for part in cgroup.path.split('/').filter(|part| !part.is_empty()) {
+            prefix.push('/');
+            prefix.push_str(part);
+            parent = Some(match groups.iter().position(|(name, ..)| *name == prefix) {
+                Some(found) => found as u32,
+                None => {
+                    groups.push((prefix.clone(), parent, None));
+                    groups.len() as u32 - 1
+                }
+            });
+        }
+        let Some(idx) = parent else { continue };
+        groups[idx as usize].2 = cgroup.cpu_max;
+        for &workload in &cgroup.workloads {
+            if let Some(slot) = workload_group.get_mut(workload as usize) {
+                *slot = Some(idx);
+            }
+        }
+    }
+    (groups, workload_group)
+}
+
 #[derive(Clone, Debug)]
 pub struct TaskGroup {
     pub name: String,

@@ -908,6 +908,7 @@ mod tests {
             background: Default::default(),
             power: Default::default(),
             hotplug: Vec::new(),
+            cgroups: Vec::new(),
         }
     }
 

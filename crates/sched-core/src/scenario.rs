@@ -58,6 +58,10 @@ pub struct Scenario {
     /// CPU hotplug: CPUs taken offline or brought back at given times.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hotplug: Vec<HotplugSpec>,
+    /// An explicit cgroup hierarchy: each cgroup's path, its `cpu.max`, and the
+    /// workloads whose tasks it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cgroups: Vec<crate::bandwidth::CgroupSpec>,
 }
 
 /// One CPU hotplug event.
@@ -283,6 +287,10 @@ impl Scenario {
                 path: format!("background.{path}"),
                 message,
             });
+        }
+        for (path, message) in crate::bandwidth::check_cgroups(&self.cgroups, self.workloads.len())
+        {
+            errors.push(ScenarioError { path, message });
         }
         if let Some(topology) = &topology {
             errors.extend(self.check_hotplug(topology.n_cpus()));

@@ -199,3 +199,84 @@ fn bandwidth_is_handed_out_per_cpu_in_slices() {
     assert!(summary.bandwidth.throttles > 0);
     assert!(summary.bandwidth.blocked_visits > 0);
 }
+
+/// A quota on an inner cgroup throttles its whole subtree: two busy loops in
+/// `/batch/x` and `/batch/y` share the half CPU `/batch` may use, and each throttle
+/// walks the three groups.
+#[test]
+fn a_quota_on_an_inner_cgroup_throttles_its_subtree() {
+    let hog = |comm: &str| {
+        serde_json::json!({"kind": "tasks", "unit": "loops", "tasks": [{"comm": comm, "count": 1,
+            "program": [{"op": "loop", "body": [
+                {"op": "run", "duration": {"dist": "fixed", "us": 1000.0}}, {"op": "complete"}]}]}]})
+    };
+    let text = serde_json::json!({
+        "title": "inner quota", "seed": 1, "duration_ms": 500, "kernel": "6.5",
+        "topology": {"preset": "teaching-small"},
+        "cgroups": [
+            {"path": "/batch", "cpu_max": {"quota_us": 5000, "period_us": 10000}},
+            {"path": "/batch/x", "workloads": [0]},
+            {"path": "/batch/y", "workloads": [1]}
+        ],
+        "workloads": [hog("hogx"), hog("hogy")]
+    });
+    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
+    assert!(spec.check().is_empty(), "{:?}", spec.check());
+    let summary = run(&spec);
+    let cpus = summary.utilization * 8.0;
+    assert!(
+        (0.45..0.55).contains(&cpus),
+        "{cpus} CPUs used under a 0.5-CPU quota"
+    );
+    assert_eq!(
+        summary.bandwidth.cpu_stat.len(),
+        1,
+        "only /batch has a quota"
+    );
+    assert_eq!(summary.bandwidth.cpu_stat[0].group, "/batch");
+    assert!(
+        summary.bandwidth.nr_throttled >= 40,
+        "{:?}",
+        summary.bandwidth
+    );
+    assert_eq!(
+        summary.bandwidth.tg_walk_visits,
+        3 * (summary.bandwidth.throttles + summary.bandwidth.unthrottles),
+        "each walk visits /batch, /batch/x and /batch/y"
+    );
+    // Both children ran.
+    for workload in &summary.throughput_by_workload {
+        assert!(workload.values[0].value > 150.0, "{workload:?}");
+    }
+}
+
+#[test]
+fn a_bad_cgroup_list_is_explained() {
+    let text = serde_json::json!({
+        "title": "bad", "seed": 1, "duration_ms": 10,
+        "topology": {"preset": "teaching-small"},
+        "cgroups": [
+            {"path": "batch", "workloads": [0]},
+            {"path": "/a", "workloads": [0, 3], "cpu_max": {"quota_us": 10, "period_us": 10000}},
+            {"path": "/a"}
+        ],
+        "workloads": [{"kind": "schbench", "message_threads": 1, "worker_threads": 1,
+            "cputime_us": 100, "sleeptime_us": 100}]
+    });
+    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
+    let errors: Vec<String> = spec
+        .check()
+        .into_iter()
+        .map(|error| format!("{}: {}", error.path, error.message))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "cgroups.0.path: must be a path like \"/web/api\" (not the root), got \"batch\"",
+            "cgroups.1.cpu_max.quota_us: must be at least 1000, got 10",
+            "cgroups.1.workloads.0: workload 0 is already in cgroups.0",
+            "cgroups.1.workloads.1: there is no workload 3 (the scenario has 1)",
+            "cgroups.2.path: \"/a\" is already cgroups.1",
+        ]
+    );
+}

@@ -80,6 +80,7 @@ pub fn what_if_scenario(
         power: Default::default(),
         background,
         hotplug: Vec::new(),
+        cgroups: Vec::new(),
     }
 }
 

@@ -62,6 +62,7 @@ fn teaching_small_with(count: u32, run_us: f64, sleep_us: Option<f64>) -> Scenar
         },
         power: Default::default(),
         hotplug: Vec::new(),
+        cgroups: Vec::new(),
     }
 }
 

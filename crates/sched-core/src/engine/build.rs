@@ -30,7 +30,35 @@ impl Simulator {
         let mut tasks = Vec::new();
         let mut fork_parent = Vec::new();
         let mut spawn_pools: Vec<VecDeque<TaskId>> = Vec::new();
-        let mut groups: Vec<TaskGroup> = Vec::new();
+        let new_group =
+            |name: String, parent: Option<u32>, quota_ns: Option<u64>, period_ns| TaskGroup {
+                name,
+                parent,
+                depth: 1,
+                quota_ns,
+                period_ns,
+                pool_ns: quota_ns.unwrap_or(0),
+                throttled_cpus: Vec::new(),
+                tasks: Vec::new(),
+                subtree: (0, 0),
+                stat: Default::default(),
+                timer_cpu: None,
+            };
+        // The explicit hierarchy first; a workload listed in a cgroup runs there.
+        let (explicit, workload_group) =
+            crate::bandwidth::explicit_groups(&scenario.cgroups, scenario.workloads.len());
+        let mut groups: Vec<TaskGroup> = explicit
+            .into_iter()
+            .map(|(name, parent, cpu_max)| match cpu_max {
+                Some(max) => new_group(
+                    name,
+                    parent,
+                    Some(max.quota_us * 1_000),
+                    max.period_us * 1_000,
+                ),
+                None => new_group(name, parent, None, 100_000_000),
+            })
+            .collect();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
         let mut workloads = Vec::new();
@@ -63,24 +91,21 @@ impl Simulator {
             }));
             let first_task = tasks.len();
             let group_base = groups.len() as u32;
-            for group in &expansion.groups {
-                let period_ns = group.period_us * 1_000;
-                let quota_ns = group.quota_machine_fraction.map(|fraction| {
+            let home = workload_group.get(group).copied().flatten();
+            let home_path = home.map_or(String::new(), |idx| groups[idx as usize].name.clone());
+            for plan in &expansion.groups {
+                let period_ns = plan.period_us * 1_000;
+                let quota_ns = plan.quota_machine_fraction.map(|fraction| {
                     ((fraction * n_cpus as f64 * period_ns as f64) as u64).max(1_000)
                 });
-                groups.push(TaskGroup {
-                    name: group.name.clone(),
-                    parent: group.parent.map(|parent| group_base + parent as u32),
-                    depth: 1,
+                groups.push(new_group(
+                    format!("{home_path}{}", plan.name),
+                    plan.parent
+                        .map(|parent| group_base + parent as u32)
+                        .or(home),
                     quota_ns,
                     period_ns,
-                    pool_ns: quota_ns.unwrap_or(0),
-                    throttled_cpus: Vec::new(),
-                    tasks: Vec::new(),
-                    subtree: (0, 0),
-                    stat: Default::default(),
-                    timer_cpu: None,
-                });
+                ));
             }
             for plan in expansion.tasks {
                 let leader_idx = first_task + plan.leader;
@@ -140,10 +165,10 @@ impl Simulator {
                     uclamp_max: plan.uclamp_max,
                     forked_at: None,
                     run_memory_bound: false,
-                    cgroup: plan.cgroup.map(|group| group_base + group as u32),
+                    cgroup: plan.cgroup.map(|group| group_base + group as u32).or(home),
                 });
-                if let Some(group) = plan.cgroup {
-                    groups[group_base as usize + group]
+                if let Some(group) = plan.cgroup.map(|group| group_base + group as u32).or(home) {
+                    groups[group as usize]
                         .tasks
                         .push(TaskId(tasks.len() as u32 - 1));
                 }

@@ -38,6 +38,7 @@ pub fn scenario(
         background: Default::default(),
         power: Default::default(),
         hotplug: Vec::new(),
+        cgroups: Vec::new(),
     }
 }
 
