@@ -162,6 +162,21 @@ impl BenchRun {
 /// The median, min and max over runs, field by field (`schedlab sweep --json`'s
 /// per-point figures): `runs` is a JSON list of summaries; returns
 /// `{"median", "min", "max"}`.
+/// The struct-layout lab's data for a `policy.struct_layout` value (JSON text; empty
+/// for the original layout): both structures laid out and the fields each operation
+/// touches. Throws the reason when the order is not a valid layout.
+#[wasm_bindgen]
+pub fn struct_layout_json(spec_text: &str) -> Result<String, JsValue> {
+    use sched_core::policy::struct_layout::{layout_report, StructLayoutSpec};
+    let spec: StructLayoutSpec = if spec_text.trim().is_empty() {
+        StructLayoutSpec::Unset
+    } else {
+        serde_json::from_str(spec_text).map_err(|err| JsValue::from_str(&err.to_string()))?
+    };
+    let report = layout_report(&spec).map_err(|err| JsValue::from_str(&err))?;
+    serde_json::to_string(&report).map_err(|err| JsValue::from_str(&err.to_string()))
+}
+
 #[wasm_bindgen]
 pub fn spread_json(runs: &str) -> Result<String, JsValue> {
     let runs: Vec<serde_json::Value> =
@@ -588,6 +603,48 @@ impl SimHandle {
         for socket in 0..power.socket_mhz.len() {
             out.push(power.socket_mhz[socket] as f64);
             out.push(power.socket_power_w(socket));
+        }
+        out
+    }
+
+    /// The cgroups (one-off): a JSON array, one entry per group in the order
+    /// `frame_cgroups` uses, of `{name, parent, depth, quota_us, period_us, tasks}`
+    /// (`parent` an index or null; `quota_us` null without a limit).
+    pub fn cgroups_json(&self) -> String {
+        let groups: Vec<_> = self
+            .sim
+            .groups
+            .iter()
+            .map(|tg| {
+                json!({
+                    "name": tg.name,
+                    "parent": tg.parent,
+                    "depth": tg.depth,
+                    "quota_us": tg.quota_ns.map(|ns| ns / 1_000),
+                    "period_us": tg.period_ns / 1_000,
+                    "tasks": tg.tasks.len(),
+                })
+            })
+            .collect();
+        serde_json::Value::Array(groups).to_string()
+    }
+
+    /// Per cgroup, in `cgroups_json` order, now: how many of its cfs_rqs are
+    /// throttled (the CPUs it waits on), then its runnable tasks over all CPUs:
+    /// `[throttled0, runnable0, throttled1, runnable1, ...]`.
+    pub fn frame_cgroups(&self) -> Vec<u32> {
+        let n_cpus = self.sim.topology.n_cpus() as u32;
+        let mut out = Vec::with_capacity(self.sim.groups.len() * 2);
+        for (group, tg) in self.sim.groups.iter().enumerate() {
+            out.push(tg.throttled_cpus.len() as u32);
+            let runnable: u32 = (0..n_cpus)
+                .map(|cpu| {
+                    self.sim
+                        .group_rq(group as u32, sched_core::topology::CpuId(cpu))
+                        .h_nr_running
+                })
+                .sum();
+            out.push(runnable);
         }
         out
     }

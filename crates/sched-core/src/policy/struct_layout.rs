@@ -257,11 +257,107 @@ pub fn resolve_layouts(spec: &StructLayoutSpec) -> Result<(StructLayout, StructL
     Ok((se, rq))
 }
 
+/// What the app's layout lab draws: both structures laid out, and the fields each
+/// operation reads and writes.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayoutReport {
+    pub kernel: &'static str,
+    pub sched_entity: StructLayout,
+    pub cfs_rq: StructLayout,
+    /// Every field with its size and alignment, in 6.15's order.
+    pub defs: std::collections::BTreeMap<&'static str, Vec<FieldDefOut>>,
+    pub operations: Vec<OpReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FieldDefOut {
+    pub name: &'static str,
+    pub size: u32,
+    pub align: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OpReport {
+    pub operation: &'static str,
+    pub sched_entity: OpFieldsOut,
+    pub cfs_rq: OpFieldsOut,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OpFieldsOut {
+    pub read: Vec<&'static str>,
+    pub write: Vec<&'static str>,
+}
+
+fn merge(into: &mut Vec<&'static str>, from: &[&'static str]) {
+    for name in from {
+        if !into.contains(name) {
+            into.push(name);
+        }
+    }
+}
+
+/// The layout report for a spec, or what is wrong with it.
+pub fn layout_report(spec: &StructLayoutSpec) -> Result<LayoutReport, String> {
+    let (sched_entity, cfs_rq) = resolve_layouts(spec)?;
+    let mut operations: Vec<OpReport> = Vec::new();
+    for op in StructOp::ALL {
+        let fields = data::op_fields(op);
+        let row = match operations
+            .iter_mut()
+            .position(|row| row.operation == op.name())
+        {
+            Some(found) => &mut operations[found],
+            None => {
+                operations.push(OpReport {
+                    operation: op.name(),
+                    sched_entity: OpFieldsOut::default(),
+                    cfs_rq: OpFieldsOut::default(),
+                });
+                operations.last_mut().expect("just pushed")
+            }
+        };
+        merge(&mut row.sched_entity.read, fields.se_read);
+        merge(&mut row.sched_entity.write, fields.se_write);
+        merge(&mut row.cfs_rq.read, fields.rq_read);
+        merge(&mut row.cfs_rq.write, fields.rq_write);
+    }
+    let defs_of = |defs: &[FieldDef]| {
+        defs.iter()
+            .map(|def| FieldDefOut {
+                name: def.name,
+                size: def.size,
+                align: def.align,
+            })
+            .collect()
+    };
+    let mut defs = std::collections::BTreeMap::new();
+    defs.insert("sched_entity", defs_of(data::SCHED_ENTITY));
+    defs.insert("cfs_rq", defs_of(data::CFS_RQ));
+    Ok(LayoutReport {
+        kernel: LAYOUT_KERNEL,
+        sched_entity,
+        cfs_rq,
+        defs,
+        operations,
+    })
+}
+
 /// The lines one operation touches: (read, written) masks per structure.
 #[derive(Clone, Copy, Debug, Default)]
 struct OpLines {
     se: (u64, u64),
     rq: (u64, u64),
+}
+
+/// One operation's figures over a run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct OpMisses {
+    pub operation: String,
+    /// Times performed (per level, per visited cfs_rq).
+    pub calls: u64,
+    pub sched_entity: u64,
+    pub cfs_rq: u64,
 }
 
 /// Misses counted over a run.
@@ -272,6 +368,8 @@ pub struct CacheMisses {
     pub by_operation: std::collections::BTreeMap<String, u64>,
     /// Misses by structure: `sched_entity`, `cfs_rq`.
     pub by_struct: std::collections::BTreeMap<String, u64>,
+    /// Per operation: calls, and misses in each structure.
+    pub detail: Vec<OpMisses>,
     /// Line accesses, hits included.
     pub accesses: u64,
     /// Misses on a line another CPU held last (migrations, remote wakeups,
@@ -304,6 +402,7 @@ pub struct LayoutModel {
     rq_stride: usize,
     /// Misses per operation and structure (0: sched_entity, 1: cfs_rq).
     misses: [[u64; 2]; StructOp::ALL.len()],
+    calls: [u64; StructOp::ALL.len()],
     /// Of those, lines last held by another CPU.
     remote: u64,
     accesses: u64,
@@ -352,6 +451,7 @@ impl LayoutModel {
             se_stride,
             rq_stride,
             misses: [[0; 2]; StructOp::ALL.len()],
+            calls: [0; StructOp::ALL.len()],
             remote: 0,
             accesses: 0,
         })
@@ -424,6 +524,19 @@ impl LayoutModel {
             se_total += se;
             rq_total += rq;
             *out.by_operation.entry(op.name().into()).or_insert(0) += se + rq;
+            match out.detail.iter_mut().find(|row| row.operation == op.name()) {
+                // update_blocked_averages: the parent cfs_rq's part joins its row.
+                Some(row) => {
+                    row.sched_entity += se;
+                    row.cfs_rq += rq;
+                }
+                None => out.detail.push(OpMisses {
+                    operation: op.name().into(),
+                    calls: self.calls[slot],
+                    sched_entity: se,
+                    cfs_rq: rq,
+                }),
+            }
         }
         out.by_struct.insert("sched_entity".into(), se_total);
         out.by_struct.insert("cfs_rq".into(), rq_total);
@@ -463,6 +576,7 @@ impl Simulator {
             return;
         };
         let slot = op as usize;
+        model.calls[slot] += 1;
         let lines = model.ops[slot];
         let remote_before = model.remote;
         let mut misses = 0;
@@ -493,5 +607,3 @@ impl Simulator {
         }
     }
 }
-
-pub const KERNEL: &str = LAYOUT_KERNEL;
