@@ -11,11 +11,8 @@
 //! | head of `newidle_balance` | `baseline::balance` | `shared_runq` |
 //! | `select_task_rq` before SIS | `baseline::wakeup`, `select_task_rq_wake` | `turbo_pack` |
 //! | a core's busy change | `engine::speed`, `refresh_core_speed` | `turbo_pack` |
-//! | the task-group walk | `bandwidth`, `finish_tree_walk` | `struct_layout` |
-//! | the load-average update | `engine::schedule`, where `__schedule` updates PELT | `struct_layout` |
-//!
-//! TurboSched packing and the struct-layout model are not modelled yet (see
-//! `docs/MODEL-STATUS.md`): their files hold only these places, which do nothing.
+//! | an operation on `sched_entity` / `cfs_rq` fields | `bandwidth` (`walk_group_entities`, the throttle, distribution and unthrottle walks, `update_blocked_averages`, runtime accounting) | `struct_layout` |
+//! | a task starts on a CPU (its footprint ages the cache) | `engine::schedule`, the pick | `struct_layout` |
 
 pub mod numa_affinity;
 pub mod shared_runq;

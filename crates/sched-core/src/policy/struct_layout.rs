@@ -12,12 +12,13 @@
 //! The cache model (simplifications, also in docs/MODEL-STATUS.md):
 //! - each CPU keeps the scheduler's lines in an LRU cache of
 //!   [`CACHE_BYTES_PER_CPU`] (its share of a last-level cache); the age of a line
-//!   is approximated by the lines touched on that CPU since (the kernel's own, and
-//!   the footprint of each task that starts running there, which pushes the
-//!   kernel's lines out): a line hits while fewer than the capacity came after it;
-//! - a write by one CPU invalidates the line in every other CPU's cache (a version
-//!   per line); the next access elsewhere misses, and is charged by the distance
-//!   to the writer;
+//!   is approximated by the lines touched on that CPU since (the kernel's own,
+//!   repeats included, and the footprint of each task that starts running there,
+//!   which pushes the kernel's lines out): a line hits while fewer than the capacity
+//!   came after it;
+//! - a line is held by the last CPU that touched it: an access from another CPU
+//!   misses (a read takes the line as a write would) and is charged the cross-LLC
+//!   refill cost;
 //! - only the two structures are modelled: the task group, `cfs_bandwidth`, the
 //!   runqueue and the rest of the kernel's data are not.
 
