@@ -338,12 +338,38 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
         );
     }
     if !sim.groups.is_empty() {
+        let bw = &summary.bandwidth;
         println!(
-            "cfs bandwidth: {} cgroups, {} throttles, {} unthrottles, {} task-group visits by tree walks",
+            "cfs bandwidth: {} cgroups, {} cfs_rq throttles, {} unthrottles, {} task-group visits by tree walks; cpu.stat over the {} groups with a quota: nr_periods {}, nr_throttled {}, throttled_usec {}; update_blocked_averages: {} calls visiting {} cfs_rqs",
             sim.groups.len(),
-            summary.bandwidth.throttles,
-            summary.bandwidth.unthrottles,
-            summary.bandwidth.tg_walk_visits
+            bw.throttles,
+            bw.unthrottles,
+            bw.tg_walk_visits,
+            bw.cpu_stat.len(),
+            bw.nr_periods,
+            bw.nr_throttled,
+            bw.throttled_usec,
+            bw.blocked_updates,
+            bw.blocked_visits
+        );
+    }
+    if let Some(misses) = &summary.cache_misses {
+        let by_op: Vec<String> = misses
+            .detail
+            .iter()
+            .map(|row| format!("{} {}", row.operation, row.sched_entity + row.cfs_rq))
+            .collect();
+        println!(
+            "struct layout ({}; sched_entity {} lines, cfs_rq {} lines): {} cache misses of {} line accesses ({} sched_entity, {} cfs_rq; {} from another CPU); by function: {}",
+            misses.layout,
+            misses.lines.get("sched_entity").copied().unwrap_or(0),
+            misses.lines.get("cfs_rq").copied().unwrap_or(0),
+            misses.total,
+            misses.accesses,
+            misses.by_struct.get("sched_entity").copied().unwrap_or(0),
+            misses.by_struct.get("cfs_rq").copied().unwrap_or(0),
+            misses.remote,
+            by_op.join(", ")
         );
     }
     if output.lockstat {
