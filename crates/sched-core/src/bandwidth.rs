@@ -220,9 +220,11 @@ pub struct GroupRq {
     pub last_active: SimTime,
 }
 
-/// `LOAD_AVG_MAX_N` PELT periods of 1024 us: after this long without a task, a
-/// cfs_rq's load sums have decayed to zero (`cfs_rq_is_decayed()`).
-pub const LOAD_DECAYED_NS: u64 = 345 * 1_024_000;
+/// How long a cfs_rq without tasks keeps load to decay (`cfs_rq_is_decayed()`): its
+/// load sum, at most 1024 x `LOAD_AVG_MAX` (under 2^26), halves every 32 PELT
+/// periods of 1024 us and is zero after 26 halvings, 832 periods. Every cfs_rq is
+/// taken as saturated.
+pub const LOAD_DECAYED_NS: u64 = 26 * 32 * 1_024_000;
 
 /// `cpu.stat` of one group with a quota, at the end of the run.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
