@@ -354,7 +354,8 @@ impl Simulator {
         let rq = &mut self.group_rqs[idx];
         rq.on_list = true;
         if !std::mem::replace(&mut rq.listed, true) {
-            self.leaf_cfs_rqs[cpu.0 as usize].push(group);
+            let parent = self.groups[group as usize].parent;
+            self.leaf_cfs_rqs[cpu.0 as usize].push((group, parent));
         }
     }
 
@@ -617,14 +618,13 @@ impl Simulator {
         let mut visited = 0;
         let mut kept = 0;
         for pos in 0..list.len() {
-            let g = list[pos];
+            let (g, parent) = list[pos];
             let idx = self.grq_index(g, cpu);
             if !self.group_rqs[idx].on_list {
                 self.group_rqs[idx].listed = false;
                 continue;
             }
             visited += 1;
-            let parent = self.groups[g as usize].parent;
             self.struct_layout_touch(
                 StructOp::BlockedAverages,
                 cpu,
@@ -638,7 +638,7 @@ impl Simulator {
                 rq.on_list = false;
                 rq.listed = false;
             } else {
-                list[kept] = g;
+                list[kept] = (g, parent);
                 kept += 1;
             }
         }

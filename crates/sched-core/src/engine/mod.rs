@@ -214,8 +214,9 @@ pub struct Simulator {
     pub(crate) group_rqs: Vec<crate::bandwidth::GroupRq>,
     /// The groups depth-first; a group's subtree is a range of it.
     pub(crate) group_preorder: Vec<u32>,
-    /// Per CPU, the cfs_rqs with load to decay (`rq->leaf_cfs_rq_list`).
-    pub(crate) leaf_cfs_rqs: Vec<Vec<u32>>,
+    /// Per CPU, the cfs_rqs with load to decay (`rq->leaf_cfs_rq_list`), each with
+    /// its parent group.
+    pub(crate) leaf_cfs_rqs: Vec<Vec<(u32, Option<u32>)>>,
     /// cfs_rqs (group, CPU) out of runtime, to throttle at the next scheduling point.
     pub(crate) pending_throttle: Vec<(u32, CpuId)>,
     /// The struct-layout cache-line model (`policy::struct_layout`): on with cgroups

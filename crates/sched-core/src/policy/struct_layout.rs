@@ -382,6 +382,13 @@ pub struct CacheMisses {
     pub lines: std::collections::BTreeMap<String, u32>,
 }
 
+/// Which array a structure's lines are in.
+#[derive(Clone, Copy)]
+enum Lines {
+    Task,
+    Cpu(CpuId),
+}
+
 /// The per-run state of the model.
 #[derive(Clone, Debug)]
 pub struct LayoutModel {
@@ -390,15 +397,17 @@ pub struct LayoutModel {
     layout_name: String,
     ops: [OpLines; StructOp::ALL.len()],
     capacity: u64,
-    n_groups: usize,
     /// Each CPU's clock: lines touched there, and footprints run there.
     clocks: Vec<u64>,
-    /// Every line of every instance: `(owner CPU + 1) << 48 | owner's clock when it
-    /// last touched the line`; 0 for a line never touched.
-    lines: Vec<u64>,
-    /// Where each kind of instance starts in `lines`, and lines per instance.
-    group_se_base: usize,
-    rq_base: usize,
+    /// The lines of every task's entity: `(owner CPU + 1) << 48 | owner's clock when
+    /// it last touched the line`; 0 for a line never touched.
+    task_lines: Vec<u64>,
+    /// Per CPU, the lines of its group entities and cfs_rqs, a block per group
+    /// (entity lines, then cfs_rq lines) made when first touched, so that one CPU's
+    /// lines lie together as its walks visit them.
+    cpu_lines: Vec<Vec<u64>>,
+    /// Per CPU, the block of each group (the root's first), or `NO_BLOCK`.
+    cpu_blocks: Vec<Vec<u32>>,
     se_stride: usize,
     rq_stride: usize,
     /// Misses per operation and structure (0: sched_entity, 1: cfs_rq).
@@ -410,6 +419,7 @@ pub struct LayoutModel {
 }
 
 const STAMP_BITS: u32 = 48;
+const NO_BLOCK: u32 = u32::MAX;
 const STAMP_MASK: u64 = (1 << STAMP_BITS) - 1;
 
 impl LayoutModel {
@@ -435,20 +445,17 @@ impl LayoutModel {
         };
         let se_stride = se.lines as usize;
         let rq_stride = rq.lines as usize;
-        let group_se_base = n_tasks * se_stride;
-        let rq_base = group_se_base + n_groups * n_cpus * se_stride;
-        let total = rq_base + (n_groups + 1) * n_cpus * rq_stride;
         Ok(LayoutModel {
             se,
             rq,
             layout_name: layout_name.into(),
             ops,
             capacity: CACHE_BYTES_PER_CPU / LINE_BYTES as u64,
-            n_groups,
+
             clocks: vec![0; n_cpus],
-            lines: vec![0; total],
-            group_se_base,
-            rq_base,
+            task_lines: vec![0; n_tasks * se_stride],
+            cpu_lines: vec![Vec::new(); n_cpus],
+            cpu_blocks: vec![vec![NO_BLOCK; n_groups + 1]; n_cpus],
             se_stride,
             rq_stride,
             misses: [[0; 2]; StructOp::ALL.len()],
@@ -458,34 +465,53 @@ impl LayoutModel {
         })
     }
 
-    /// The first line of an entity in `lines`.
-    fn se_base(&self, se: Se, cpu: CpuId) -> usize {
+    /// The first line of group `slot`'s block on `cpu` (slot 0: the root cfs_rq),
+    /// made if need be.
+    fn block(&mut self, cpu: CpuId, slot: usize) -> usize {
+        let blocks = &mut self.cpu_blocks[cpu.0 as usize];
+        if blocks[slot] == NO_BLOCK {
+            let lines = &mut self.cpu_lines[cpu.0 as usize];
+            blocks[slot] = (lines.len() / (self.se_stride + self.rq_stride)) as u32;
+            lines.resize(lines.len() + self.se_stride + self.rq_stride, 0);
+        }
+        blocks[slot] as usize * (self.se_stride + self.rq_stride)
+    }
+
+    /// `by` touches the lines in `mask` of an entity on `cpu`; returns the misses.
+    fn access_se(&mut self, by: CpuId, se: Se, cpu: CpuId, mask: u64) -> u64 {
         match se {
-            Se::Task(task) => task.0 as usize * self.se_stride,
+            Se::Task(task) => {
+                let base = task.0 as usize * self.se_stride;
+                self.access(by, Lines::Task, base, mask)
+            }
             Se::Group(group) => {
-                self.group_se_base
-                    + (cpu.0 as usize * self.n_groups + group as usize) * self.se_stride
+                let base = self.block(cpu, group as usize + 1);
+                self.access(by, Lines::Cpu(cpu), base, mask)
             }
         }
     }
 
-    /// The first line of a cfs_rq in `lines` (the root's first).
-    fn rq_base(&self, rq: Rq, cpu: CpuId) -> usize {
+    /// `by` touches the lines in `mask` of a cfs_rq on `cpu`; returns the misses.
+    fn access_rq(&mut self, by: CpuId, rq: Rq, cpu: CpuId, mask: u64) -> u64 {
         let slot = match rq {
             Rq::Root => 0,
             Rq::Group(group) => group as usize + 1,
         };
-        self.rq_base + (cpu.0 as usize * (self.n_groups + 1) + slot) * self.rq_stride
+        let base = self.block(cpu, slot) + self.se_stride;
+        self.access(by, Lines::Cpu(cpu), base, mask)
     }
 
     /// `by` touches the lines in `mask` from `base`; returns the misses. A line is
     /// held by the last CPU that touched it (a read by another CPU takes it, as a
     /// write would), and hits while fewer than the capacity came after it there.
-    fn access(&mut self, by: CpuId, base: usize, mut mask: u64) -> u64 {
+    fn access(&mut self, by: CpuId, lines: Lines, base: usize, mut mask: u64) -> u64 {
         let owner = (by.0 as u64 + 1) << STAMP_BITS;
         let mut clock = self.clocks[by.0 as usize];
         let (mut misses, mut remote) = (0, 0);
-        let lines = &mut self.lines[base..];
+        let lines = match lines {
+            Lines::Task => &mut self.task_lines[base..],
+            Lines::Cpu(cpu) => &mut self.cpu_lines[cpu.0 as usize][base..],
+        };
         while mask != 0 {
             let line = mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -582,13 +608,11 @@ impl Simulator {
         let remote_before = model.remote;
         let mut misses = 0;
         if let Some(se) = se {
-            let base = model.se_base(se, cpu);
-            let m = model.access(by, base, lines.se.0 | lines.se.1);
+            let m = model.access_se(by, se, cpu, lines.se.0 | lines.se.1);
             model.misses[slot][0] += m;
             misses += m;
         }
-        let base = model.rq_base(rq, cpu);
-        let m = model.access(by, base, lines.rq.0 | lines.rq.1);
+        let m = model.access_rq(by, rq, cpu, lines.rq.0 | lines.rq.1);
         model.misses[slot][1] += m;
         misses += m;
         if misses > 0 {
