@@ -4,7 +4,8 @@ import { createAppStore, isIdle } from './store/app';
 import { createController } from './store/controller';
 import { createActions } from './actions/actions';
 import { startEngine } from './engine/client';
-import { createSweepRunner } from './engine/sweepClient';
+import { createSummaryRunner, createSweepRunner } from './engine/sweepClient';
+import { createRunFigures } from './store/runFigures';
 import { createCompareSession } from './store/compareSession';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
@@ -49,12 +50,19 @@ const compare = createCompareSession(store, controller, () => {
   return { store: storeB, controller: createController(storeB, startEngine()) };
 });
 
-/** The idle signal covers run B too: idle once B stands at A's time with the comparison read. */
+// The struct-layout lab's and the cgroup tree's figures: the run's summary as it plays, and the original layout's whole run.
+const figures = createRunFigures(store, () => controller.summaryJson(), createSummaryRunner());
+
+/**
+ * The idle signal covers run B too (idle once B stands at A's time with the
+ * comparison read), and the lab's figures (read for the frame shown, the
+ * original layout's run done).
+ */
 const publishIdle = () => {
   const state = store.get();
   timelineHook.switches = state.slices?.switches ?? 0;
   timelineHook.waitChanges = state.slices?.waitChanges ?? 0;
-  const idle = isIdle(state) && compare.settled();
+  const idle = isIdle(state) && compare.settled() && figures.settled();
   window.__schedlab = { idle, events: state.frame?.events ?? 0, wasmBytes: state.frame?.wasmBytes ?? 0, status: state.status, timeline: timelineHook, restoredFromNs: state.restoredFromNs };
   document.documentElement.dataset.engine = idle ? 'idle' : 'busy';
 };
@@ -84,6 +92,7 @@ store.subscribe(() => {
 });
 document.documentElement.dataset.theme = store.get().theme;
 compare.state.subscribe(publishIdle);
+figures.state.subscribe(publishIdle);
 
 const root = document.getElementById('root');
 if (root) createRoot(root).render(
@@ -93,6 +102,7 @@ if (root) createRoot(root).render(
       actions={actions}
       sweeps={createSweepRunner()}
       compare={compare}
+      figures={figures}
       onTimelineDrawn={(stats) => {
         timelineHook.lanes = stats.lanes;
         timelineHook.spans = stats.spans;

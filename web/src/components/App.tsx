@@ -26,6 +26,9 @@ import type { SweepRunner } from '../engine/sweepClient';
 import type { CompareSession } from '../store/compareSession';
 import { ComparisonPanel, SideSwitch, useCompare } from './Compare';
 import { SPEEDS } from '../store/app';
+import type { RunFigures } from '../store/runFigures';
+import { StructLayoutLab } from './StructLayoutLab';
+import { CgroupTree } from './CgroupTree';
 
 export function App({
   store,
@@ -33,6 +36,7 @@ export function App({
   actions,
   sweeps,
   compare,
+  figures,
   onTimelineDrawn,
 }: {
   store: AppStore;
@@ -42,6 +46,8 @@ export function App({
   sweeps: SweepRunner;
   /** Compare mode: run B and how it follows run A. */
   compare: CompareSession;
+  /** The run summaries' figures behind the Struct layout lab and the Cgroup tree. */
+  figures: RunFigures;
   /** Told what each timeline draw painted (the end-to-end tests' hook). */
   onTimelineDrawn?: (stats: DrawStats) => void;
 }) {
@@ -104,6 +110,8 @@ export function App({
           )}
           {!presenter && (
             <>
+              <StructLayoutLab store={store} controller={controller} figures={figures} />
+              <CgroupTree store={store} figures={figures} />
               <LockStat store={store} />
               <EventLog store={store} controller={controller} />
               <SweepPanel store={store} runner={sweeps} />

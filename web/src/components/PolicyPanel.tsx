@@ -14,6 +14,7 @@ import {
   parseControlInput,
   parseScenarioValue,
   policyGroups,
+  sameSetting,
   scenarioKernel,
   setArgument,
   setOverride,
@@ -25,6 +26,9 @@ import { unreachable } from '../base/types';
 
 /** The schema's policy controls: built once, since the schema is part of the build. */
 const GROUPS: readonly PolicyGroup[] = policyGroups(scenarioSchema);
+
+/** The select's value for a setting that is an object, not one of the names. */
+const EXPLICIT = '(explicit)';
 
 /** Schema descriptions mark code with backticks; show it as code. */
 function withCode(text: string): ReactNode {
@@ -92,7 +96,7 @@ export function PolicyPanel({
       setDrafts((previous) => {
         const draft = previous.values[control.path];
         const parsed = draft === undefined ? undefined : parseControlInput(control, draft);
-        if (!parsed?.ok || parsed.value !== value) return previous;
+        if (!parsed?.ok || !sameSetting(parsed.value, value)) return previous;
         const values: Record<string, string> = { ...previous.values };
         delete values[control.path];
         return { file: previous.file, values };
@@ -178,7 +182,7 @@ export function PolicyPanel({
                 key={control.path}
                 control={control}
                 value={currentSetting(control, file, overrides)}
-                changed={Object.hasOwn(overrides, control.path) && overrides[control.path] !== fileSetting(control, file)}
+                changed={Object.hasOwn(overrides, control.path) && !sameSetting(overrides[control.path], fileSetting(control, file))}
                 typed={typed[control.path]}
                 onType={(text) => setDraft(control.path, text)}
                 onSet={(value) => void apply(control, value)}
@@ -238,6 +242,31 @@ function ControlRow({ control, value, changed, typed, onType, onSet }: ControlRo
         </>
       );
       break;
+    case 'enum-or-object': {
+      // An object (an explicit order, made in the Struct layout lab) shows as its own choice.
+      const explicit = typeof value === 'object';
+      selected = explicit ? undefined : control.options.find((option) => option.value === value)?.description;
+      input = (
+        <>
+          <label className="policy-label" htmlFor={id}>
+            {name}
+          </label>
+          <select id={id} value={explicit ? EXPLICIT : String(value ?? '')} aria-describedby={describedBy} onChange={(event) => event.target.value !== EXPLICIT && onSet(event.target.value)}>
+            {control.options.map((option) => (
+              <option key={option.value} value={option.value} title={option.description}>
+                {option.value}
+              </option>
+            ))}
+            {explicit && (
+              <option value={EXPLICIT} disabled>
+                explicit order (Struct layout lab)
+              </option>
+            )}
+          </select>
+        </>
+      );
+      break;
+    }
     case 'integer':
     case 'number':
     case 'text': {

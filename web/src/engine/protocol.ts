@@ -108,6 +108,115 @@ export type PowerInfo =
 
 export const POWER_OFF: PowerInfo = { enabled: false };
 
+/**
+ * One cgroup (the bridge's `cgroups_json`, read once per run), in the order of
+ * `Frame.cgroups`. The root cgroup is not listed: a group without a parent hangs
+ * from it.
+ */
+export interface CgroupInfo {
+  /** Its path: `/0/3/7`. */
+  readonly name: string;
+  /** The index of its parent in the list; undefined under the root. */
+  readonly parent: number | undefined;
+  /** 1 for a child of the root. */
+  readonly depth: number;
+  /** `cpu.max`'s quota in microseconds per period; undefined without a limit. */
+  readonly quotaUs: number | undefined;
+  readonly periodUs: number;
+  /** Tasks placed in this group itself (not its subtree). */
+  readonly tasks: number;
+}
+
+/** A field of `struct sched_entity` or `struct cfs_rq` where a layout places it. */
+export interface LayoutField {
+  readonly name: string;
+  readonly offset: number;
+  readonly size: number;
+}
+
+/** A structure laid out: its fields in order, its size with padding, and its 64-byte lines. */
+export interface StructLayout {
+  readonly name: string;
+  readonly fields: readonly LayoutField[];
+  readonly size: number;
+  readonly lines: number;
+}
+
+/** A field as the kernel declares it: its size and alignment in bytes. */
+export interface FieldDef {
+  readonly name: string;
+  readonly size: number;
+  readonly align: number;
+}
+
+/** The fields a kernel function reads and writes in each structure. */
+export interface OperationFields {
+  readonly operation: string;
+  readonly sched_entity: { readonly read: readonly string[]; readonly write: readonly string[] };
+  readonly cfs_rq: { readonly read: readonly string[]; readonly write: readonly string[] };
+}
+
+/** The two structures the layout model knows. */
+export type StructName = 'sched_entity' | 'cfs_rq';
+export const STRUCT_NAMES: readonly StructName[] = ['sched_entity', 'cfs_rq'];
+
+/**
+ * The struct-layout lab's data for one `policy.struct_layout` value (the bridge's
+ * `struct_layout_json`): both structures laid out, the fields' declarations, and
+ * the fields each operation touches (the same whatever the layout).
+ */
+export interface LayoutReport {
+  readonly kernel: string;
+  readonly sched_entity: StructLayout;
+  readonly cfs_rq: StructLayout;
+  readonly defs: { readonly sched_entity: readonly FieldDef[]; readonly cfs_rq: readonly FieldDef[] };
+  readonly operations: readonly OperationFields[];
+}
+
+/** A layout checked by the core: its report, or the core's reason it is not a layout. */
+export type LayoutResult = { readonly ok: true; readonly report: LayoutReport } | { readonly ok: false; readonly message: string };
+
+/** One operation's figures over a run (`cache_misses.detail`): calls, and misses in each structure. */
+export interface OperationMisses {
+  readonly operation: string;
+  readonly calls: number;
+  readonly sched_entity: number;
+  readonly cfs_rq: number;
+}
+
+/** The run summary's `cache_misses` (scenarios with cgroups or a `policy.struct_layout`). */
+export interface CacheMisses {
+  readonly total: number;
+  readonly by_operation: Readonly<Record<string, number>>;
+  readonly by_struct: Readonly<Record<string, number>>;
+  readonly detail: readonly OperationMisses[];
+  readonly accesses: number;
+  readonly remote: number;
+  readonly layout: 'original' | 'reordered' | 'explicit';
+  readonly lines: Readonly<Record<string, number>>;
+}
+
+/** One group's `cpu.stat` bandwidth figures. */
+export interface CpuStat {
+  readonly group: string;
+  readonly nr_periods: number;
+  readonly nr_throttled: number;
+  readonly throttled_usec: number;
+}
+
+/** The run summary's `bandwidth` (scenarios with cgroups). */
+export interface BandwidthFigures {
+  readonly throttles: number;
+  readonly unthrottles: number;
+  readonly tg_walk_visits: number;
+  readonly blocked_updates: number;
+  readonly blocked_visits: number;
+  readonly nr_periods: number;
+  readonly nr_throttled: number;
+  readonly throttled_usec: number;
+  readonly cpu_stat: readonly CpuStat[];
+}
+
 export interface LoadedScenario {
   readonly machine: Machine;
   readonly tasks: readonly TaskInfo[];
@@ -117,6 +226,8 @@ export interface LoadedScenario {
   readonly shards: readonly ShardInfo[];
   /** The power model's fixed figures; `{enabled: false}` when it does not run. */
   readonly power: PowerInfo;
+  /** The cgroups, in `Frame.cgroups` order; empty without any (and for a log). */
+  readonly cgroups: readonly CgroupInfo[];
   /** Set when what plays is a real machine's log, not a simulation: its name (the file's, or `pasted log`). */
   readonly log?: { readonly name: string };
 }
@@ -235,6 +346,12 @@ export interface Frame {
    * with `parseFramePower`. Empty when the model does not run.
    */
   readonly power: Float64Array;
+  /**
+   * Per cgroup, in `LoadedScenario.cgroups` order, now: how many of its cfs_rqs are
+   * throttled, then its runnable tasks: `[throttled, runnable, ...]` (the bridge's
+   * `frame_cgroups`). Empty without cgroups.
+   */
+  readonly cgroups: Uint32Array;
   /** `lock_stat` rows so far: `&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on. */
   readonly locks: readonly LockStatRow[];
   /** Trace records added since the previous frame (the newest ones, capped). */

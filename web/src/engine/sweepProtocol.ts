@@ -37,3 +37,6 @@ export interface SweepResult {
 }
 
 export type SweepOutcome = { readonly ok: true; readonly result: SweepResult } | { readonly ok: false; readonly problems: readonly string[] };
+
+/** One run's summary (`Sweeper.summary`): its JSON text, or why it did not run. */
+export type SummaryOutcome = { readonly ok: true; readonly summary: string } | { readonly ok: false; readonly message: string };

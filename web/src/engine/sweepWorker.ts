@@ -10,7 +10,7 @@
 import * as Comlink from 'comlink';
 import init, { run_summary, spread_json, sweep_plan } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
-import type { SweepOutcome, SweepPoint, SweepProgress, SweepRequest } from './sweepProtocol';
+import type { SummaryOutcome, SweepOutcome, SweepPoint, SweepProgress, SweepRequest } from './sweepProtocol';
 import { pointProblems, type Plan } from './sweepCheck';
 
 let ready: Promise<unknown> | undefined;
@@ -57,6 +57,21 @@ const sweeper = {
       points.push({ index: point.index, set: point.set, ...spread, runs: runs.map((run) => JSON.parse(run) as SweepPoint['runs'][number]) });
     }
     return { ok: true, result: { seeds: plan.seeds, points } };
+  },
+
+  /**
+   * One run of scenario text to its end with `seed`, keeping no trace: its summary
+   * JSON as `schedlab run --json` prints it (the struct-layout lab's original
+   * layout, run beside the one playing).
+   */
+  async summary(scenarioText: string, name: string, seed: number): Promise<SummaryOutcome> {
+    ready ??= init({ module_or_path: wasmUrl });
+    await ready;
+    try {
+      return { ok: true, summary: run_summary(scenarioText, name, seed) };
+    } catch (error) {
+      return { ok: false, message: message(error) };
+    }
   },
 };
 

@@ -4,9 +4,10 @@
  * with Comlink; every frame's arrays are transferred, not copied through JSON.
  */
 import * as Comlink from 'comlink';
-import init, { LogHandle, LogReader, SimHandle } from '../../wasm-pkg/sched_wasm.js';
+import init, { LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type {
+  CgroupInfo,
   Decision,
   ExplainResult,
   Frame,
@@ -15,6 +16,8 @@ import type {
   LogOpenResult,
   LogProgress,
   LogReading,
+  LayoutReport,
+  LayoutResult,
   LockStatRow,
   LogFilter,
   Machine,
@@ -61,6 +64,8 @@ let migrationCursor = 0;
 let waitCursor = 0;
 /** When the core's trace store is full (`trace_full()`): the time of its last kept record. */
 let keptUntilNs: SimTimeNs | undefined;
+/** The run has cgroups: each frame carries their throttled cfs_rqs and runnable tasks. */
+let hasCgroups = false;
 
 /** A snapshot the core keeps (`SimHandle::snapshot`): its index, time and events handled. */
 interface SnapshotInfo {
@@ -120,6 +125,8 @@ function swapIn(next: Source): LoadedScenario {
   keptUntilNs = undefined;
   snapshots = [];
   thinned = 0;
+  const cgroups = next instanceof SimHandle ? cgroupsOf(next.cgroups_json()) : [];
+  hasCgroups = cgroups.length > 0;
   const taskList = JSON.parse(next.tasks_json()) as { tasks: TaskInfo[]; workloads: WorkloadInfo[] };
   return {
     machine: JSON.parse(next.topology_json()) as Machine,
@@ -128,7 +135,21 @@ function swapIn(next: Source): LoadedScenario {
     endNs: next.end_ns() as SimTimeNs,
     shards: JSON.parse(next.shards_json()) as ShardInfo[],
     power: JSON.parse(next.power_json()) as PowerInfo,
+    cgroups,
   };
+}
+
+/** The bridge's `cgroups_json`, its nulls as undefined. */
+function cgroupsOf(text: string): CgroupInfo[] {
+  const raw = JSON.parse(text) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; tasks: number }[];
+  return raw.map((group) => ({
+    name: group.name,
+    parent: group.parent ?? undefined,
+    depth: group.depth,
+    quotaUs: group.quota_us ?? undefined,
+    periodUs: group.period_us,
+    tasks: group.tasks,
+  }));
 }
 
 /** The engine's wasm memory, once loaded: its size is reported with each frame. */
@@ -175,6 +196,7 @@ function frameOf(sim: Source): Frame {
     shards: sim.frame_shards(),
     shardLocks: sim.frame_shard_locks(),
     power: sim.frame_power(),
+    cgroups: hasCgroups && sim instanceof SimHandle ? sim.frame_cgroups() : new Uint32Array(0),
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
     newTrace,
     traceTotal,
@@ -203,6 +225,7 @@ function transferList(frame: Frame): Transferable[] {
     frame.shards.buffer,
     frame.shardLocks.buffer,
     frame.power.buffer,
+    frame.cgroups.buffer,
     frame.switches.buffer,
     frame.migrations.buffer,
     frame.waits.buffer,
@@ -479,6 +502,20 @@ const engine = {
 
   summaryJson(): string {
     return current().summary_json();
+  },
+
+  /**
+   * The struct-layout lab's data for a `policy.struct_layout` value given as JSON
+   * text (empty for the original layout), or the core's reason it is not a valid
+   * layout (a field missing, unknown or listed twice).
+   */
+  async structLayout(specText: string): Promise<LayoutResult> {
+    await ensureWasm();
+    try {
+      return { ok: true, report: JSON.parse(struct_layout_json(specText)) as LayoutReport };
+    } catch (error) {
+      return { ok: false, message: typeof error === 'string' ? error : error instanceof Error ? error.message : String(error) };
+    }
   },
 
   /**

@@ -4,7 +4,7 @@
  * change from A's, and the table as Markdown for a mailing-list post. Pure: no
  * React, no engine.
  */
-import { changedSettings, formatSetting, valueAtPath, type JsonValue, type PolicyGroup, type PolicyOverrides, type SettingValue } from './policy';
+import { changedSettings, formatSetting, sameSetting, valueAtPath, type JsonValue, type PolicyGroup, type PolicyOverrides, type SettingValue } from './policy';
 
 /** Which way is better for a figure; undefined when neither is. */
 export type Better = 'lower' | 'higher' | undefined;
@@ -175,7 +175,7 @@ export function settingDiffs(groups: readonly PolicyGroup[], file: JsonValue | u
     const entryB = inB.get(path);
     const valueA = entryA ? entryA.value : entryB?.file;
     const valueB = entryB ? entryB.value : entryA?.file;
-    return valueA === valueB ? [] : [{ path, a: valueA, b: valueB }];
+    return sameSetting(valueA, valueB) ? [] : [{ path, a: valueA, b: valueB }];
   });
 }
 

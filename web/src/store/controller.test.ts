@@ -49,6 +49,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'exp
         endNs: 1e9,
         shards: [],
         power: { enabled: false },
+        cgroups: [],
       },
       frame: frame(0),
     })),
@@ -96,7 +97,7 @@ describe('controller', () => {
     const load = vi.fn(async (text: string) =>
       text.includes('bad')
         ? { ok: false, problems }
-        : { ok: true, loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 1, frequency_mhz: 1, cpus: [] }, tasks: [], workloads: [], endNs: 1e9, shards: [], power: { enabled: false } }, frame: frame(0) },
+        : { ok: true, loaded: { machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 1, frequency_mhz: 1, cpus: [] }, tasks: [], workloads: [], endNs: 1e9, shards: [], power: { enabled: false }, cgroups: [] }, frame: frame(0) },
     );
     const controller = createController(store, fakeEngine({ load }));
     await controller.load('teaching-small', '{"good": 1}');
@@ -301,6 +302,7 @@ describe('the timeline', () => {
       endNs: 1e9,
       shards: [],
       power: { enabled: false },
+      cgroups: [],
     },
     frame: frame(0),
   }));

@@ -6,7 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import type { EngineClient } from '../engine/client';
-import type { Frame, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
+import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
@@ -147,6 +147,11 @@ export interface Controller {
   ftraceText(reasons: boolean): Promise<readonly string[]>;
   /** The run's summary as `schedlab run --json` prints it. */
   summaryJson(): Promise<string>;
+  /**
+   * Checks a `policy.struct_layout` value (JSON text; empty for the original
+   * layout) with the core: both structures laid out, or why it is not a layout.
+   */
+  structLayout(specText: string): Promise<LayoutResult>;
   /** Trace records matching `filter` before record `before`, newest first (the event log's search). */
   searchTrace(filter: LogFilter, before: number, count: number): Promise<readonly TraceLine[]>;
   /** The kept trace as Chrome trace-event JSON, for Perfetto. */
@@ -464,6 +469,9 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     async summaryJson() {
       return engineCall(() => engine.summaryJson());
+    },
+    async structLayout(specText) {
+      return engineCall<LayoutResult>(() => engine.structLayout(specText) as Promise<LayoutResult>);
     },
     async searchTrace(filter, before, count) {
       return engineCall(() => engine.searchTrace(filter, before, count, SEARCH_SCAN));

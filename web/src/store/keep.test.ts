@@ -51,6 +51,16 @@ describe('keeping compare mode', () => {
 });
 
 describe('keeping the session', () => {
+  it('keeps an explicit struct layout (an object) with the other overrides', () => {
+    const storage = memoryStorage();
+    const order = { sched_entity: ['vruntime', 'load'] };
+    const kept = keptSession({ ...hackbench, policyOverrides: { 'policy.struct_layout': order } }, context);
+    if (kept) saveSession(storage, kept);
+    const restored = loadSession(storage, context);
+    expect(restored?.problems).toEqual([]);
+    expect(restored?.state.overrides).toEqual({ 'policy.struct_layout': order });
+  });
+
   it('saves and restores the scenario, overrides, speed and editor text', () => {
     const storage = memoryStorage();
     const kept = keptSession(hackbench, context);

@@ -66,10 +66,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Kept overrides as `PATH=VALUE` entries (what is not a setting value is dropped). */
+/** Kept overrides as `PATH=VALUE` entries, objects as JSON (what is not a setting value is dropped). */
 function overrideEntries(record: Record<string, unknown>): string[] {
   return Object.entries(record).flatMap(([path, setting]) =>
-    typeof setting === 'boolean' || typeof setting === 'number' || typeof setting === 'string' ? [`${path}=${String(setting)}`] : [],
+    typeof setting === 'boolean' || typeof setting === 'number' || typeof setting === 'string'
+      ? [`${path}=${String(setting)}`]
+      : isRecord(setting)
+        ? [`${path}=${JSON.stringify(setting)}`]
+        : [],
   );
 }
 

@@ -8,9 +8,12 @@ import {
   NO_OVERRIDES,
   parseControlInput,
   policyGroups,
+  formatSetting,
+  sameSetting,
   scenarioKernel,
   setArgument,
   setOverride,
+  settingText,
   valueAtPath,
   withOverrides,
   type JsonValue,
@@ -38,6 +41,7 @@ describe('policy controls from the scenario schema', () => {
       ['seed-003', 'TurboSched task packing', '5.2'],
       ['seed-004', 'NUMA affinity at fork', '5.18'],
       ['seed-000', 'SHARED_RUNQ', '6.5'],
+      ['seed-002', 'cfs_rq / sched_entity field order', '6.15'],
     ]);
     expect(groups.map((group) => group.controls.map((entry) => entry.label))).toEqual([
       ['newidle_balance.enabled', 'periodic_balance.enabled', 'wake_affine.enabled'],
@@ -45,6 +49,7 @@ describe('policy controls from the scenario schema', () => {
       ['turbo_pack.enabled', 'turbo_pack.busy_threshold_pct', 'turbo_pack.domain'],
       ['numa_affinity.enabled', 'numa_affinity.check'],
       ['shared_runq.mode', 'shared_runq.shard_index', 'shared_runq.shard_size', 'shared_runq.skip_llc_balance'],
+      ['struct_layout'],
     ]);
     expect(groups[4]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
   });
@@ -98,7 +103,53 @@ describe('policy controls from the scenario schema', () => {
     const added = extended.find((group) => group.id === 'seed-007');
     expect(added).toMatchObject({ title: 'Seed 007', kernel: '6.1', summary: 'On the 6.1 wakeup path, pack small tasks.' });
     expect(added?.controls.map((entry) => [entry.label, entry.description])).toEqual([['turbo_pack.enabled', 'On the 6.1 wakeup path, pack small tasks.']]);
-    expect(extended.map((group) => group.id)).toEqual(['baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000']);
+    expect(extended.map((group) => group.id)).toEqual(['baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000', 'seed-002']);
+  });
+});
+
+describe('a setting that is a name or an object (policy.struct_layout)', () => {
+  const layout = control('policy.struct_layout');
+  const cgroups = file('cgroup-d3w10');
+  const order = { cfs_rq: ['tg', 'load'], sched_entity: ['vruntime'] };
+
+  it('is a choice of the names, the original by default, explained without its series tag', () => {
+    expect(layout).toMatchObject({ kind: 'enum-or-object', default: 'original' });
+    if (layout.kind === 'enum-or-object') expect(layout.options.map((option) => option.value)).toEqual(['original', 'reordered']);
+    expect(layout.description).toMatch(/^The field order of `struct cfs_rq`/);
+    expect(fileSetting(layout, cgroups)).toBe('original');
+    expect(fileSetting(layout, withOverrides(cgroups, { 'policy.struct_layout': order }))).toEqual(order);
+  });
+
+  it('reads a name or a JSON object as --set does, and refuses anything else with the choices', () => {
+    expect(parseControlInput(layout, 'reordered')).toEqual({ ok: true, value: 'reordered' });
+    expect(parseControlInput(layout, '"original"')).toEqual({ ok: true, value: 'original' });
+    expect(parseControlInput(layout, JSON.stringify(order))).toEqual({ ok: true, value: order });
+    const bad = parseControlInput(layout, 'sideways');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(formatProblem(bad.problem)).toBe('policy.struct_layout: must be one of "original", "reordered" or a JSON object, got `sideways`');
+    expect(parseControlInput(layout, '["load"]').ok).toBe(false);
+  });
+
+  it('compares objects by their contents, so an order set back to the file drops the override', () => {
+    expect(sameSetting({ a: [1, 2], b: 'x' }, { b: 'x', a: [1, 2] })).toBe(true);
+    expect(sameSetting({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(sameSetting('original', 'original')).toBe(true);
+    const withOrder = withOverrides(cgroups, { 'policy.struct_layout': order });
+    expect(setOverride({ 'policy.struct_layout': 'reordered' }, layout, { sched_entity: ['vruntime'], cfs_rq: ['tg', 'load'] }, withOrder)).toEqual({});
+    const changed = changedSettings(groups, cgroups, { 'policy.struct_layout': order });
+    expect(changed).toEqual([{ path: 'policy.struct_layout', label: 'struct_layout', file: 'original', value: order }]);
+  });
+
+  it('writes an object as JSON for the command line, quoted for the shell, and shortens a long one for reading', () => {
+    expect(setArgument('policy.struct_layout', 'reordered')).toBe('--set policy.struct_layout=reordered');
+    expect(setArgument('policy.struct_layout', { cfs_rq: ['tg', 'load'] })).toBe(`--set 'policy.struct_layout={"cfs_rq":["tg","load"]}'`);
+    expect(settingText({ cfs_rq: ['tg'] })).toBe('{"cfs_rq":["tg"]}');
+    expect(formatSetting({ cfs_rq: ['tg'] })).toBe('{"cfs_rq":["tg"]}');
+    const long = { cfs_rq: Array.from({ length: 37 }, (_, index) => `field_${index}`), sched_entity: Array.from({ length: 23 }, (_, index) => `f${index}`) };
+    expect(formatSetting(long)).toBe('{"cfs_rq": [37 names], "sched_entity": [23 names]}');
+    const text = runText(JSON.stringify(cgroups), { 'policy.struct_layout': order }) ?? '';
+    expect(JSON.parse(text)).toMatchObject({ policy: { struct_layout: order } });
+    expect(schemaProblems(JSON.parse(text))).toEqual([]);
   });
 });
 

@@ -11,8 +11,11 @@ import type { ScenarioProblem } from '../engine/protocol';
 /** A JSON value, as a scenario file holds it. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
-/** What a policy control sets: a switch, a choice or a number. */
-export type SettingValue = boolean | number | string;
+/** A setting that is a JSON object (`policy.struct_layout`'s explicit field order). */
+export type SettingObject = { readonly [key: string]: JsonValue };
+
+/** What a policy control sets: a switch, a choice, a number, or (for a choice-or-object field) an object. */
+export type SettingValue = boolean | number | string | SettingObject;
 
 /** The user's settings on top of the scenario file, by dotted path (`policy.shared_runq.mode`). */
 export type PolicyOverrides = Readonly<Record<string, SettingValue>>;
@@ -43,7 +46,12 @@ export type PolicyControl =
       readonly maximum: number | undefined;
       readonly default: number | undefined;
     })
-  | (ControlBase & { readonly kind: 'text'; readonly default: string | undefined });
+  | (ControlBase & { readonly kind: 'text'; readonly default: string | undefined })
+  /**
+   * A field the schema lets be one of a few names or an object (`policy.struct_layout`:
+   * `"original"`, `"reordered"` or an explicit order): the names are its options.
+   */
+  | (ControlBase & { readonly kind: 'enum-or-object'; readonly options: readonly EnumOption[]; readonly default: string | undefined });
 
 /** The controls one patch series added (or the kernel's own paths). */
 export interface PolicyGroup {
@@ -67,6 +75,7 @@ export interface PolicyGroup {
 const SERIES: Readonly<Record<string, { readonly title: string; readonly kernel: string }>> = {
   '000': { title: 'SHARED_RUNQ', kernel: '6.5' },
   '001': { title: 'select_idle_sibling idle-thread scan', kernel: '4.6' },
+  '002': { title: 'cfs_rq / sched_entity field order', kernel: '6.15' },
   '003': { title: 'TurboSched task packing', kernel: '5.2' },
   '004': { title: 'NUMA affinity at fork', kernel: '5.18' },
 };
@@ -180,6 +189,16 @@ function controlFor(
     return { ...base, kind: 'enum', description, options, default: typeof fallback === 'string' ? fallback : undefined };
   }
   const description = own || oneLine(node.description) || parentDescription;
+  // A name or an object: the names from the string branch (an enum), the object left to the engine to check.
+  const branches = node.anyOf?.map((branch) => resolve(root, branch));
+  const named = branches?.find((branch) => branch.enum?.every((value) => typeof value === 'string') || branch.oneOf?.every((entry) => typeof entry.const === 'string'));
+  if (named && branches?.some((branch) => hasType(branch, 'object'))) {
+    const names = named.enum
+      ? named.enum.map((value) => ({ value: value as string, description: '' }))
+      : (named.oneOf ?? []).map((entry) => ({ value: entry.const as string, description: oneLine(entry.description) }));
+    // Without a default in the schema, the first name: the core's value when the field is absent (`"original"`).
+    return { ...base, kind: 'enum-or-object', description: withoutSeed(description), options: names, default: typeof fallback === 'string' ? fallback : names[0]?.value };
+  }
   if (hasType(node, 'boolean')) {
     return { ...base, kind: 'boolean', description, default: typeof fallback === 'boolean' ? fallback : undefined };
   }
@@ -300,7 +319,24 @@ export function valueAtPath(root: JsonValue | undefined, path: string): JsonValu
 export function fileSetting(control: PolicyControl, scenario: JsonValue | undefined): SettingValue | undefined {
   const value = valueAtPath(scenario, control.path);
   if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (control.kind === 'enum-or-object' && isObject(value)) return value;
   return control.default;
+}
+
+/** Whether two settings are the same value (objects compared by their contents). */
+export function sameSetting(a: SettingValue | undefined, b: SettingValue | undefined): boolean {
+  if (typeof a === 'object' && typeof b === 'object') return canonicalJson(a) === canonicalJson(b);
+  return a === b;
+}
+
+/** JSON with object keys in order, so equal contents give equal text. */
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map((item: JsonValue) => canonicalJson(item)).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** A control's value in the run: the override, else the file's. */
@@ -330,7 +366,7 @@ export function withOverrides(scenario: JsonValue, overrides: PolicyOverrides): 
 /** The overrides after the user sets a control: setting the file's own value drops the override. */
 export function setOverride(overrides: PolicyOverrides, control: PolicyControl, value: SettingValue, scenario: JsonValue | undefined): PolicyOverrides {
   const next: Record<string, SettingValue> = { ...overrides };
-  if (value === fileSetting(control, scenario)) delete next[control.path];
+  if (sameSetting(value, fileSetting(control, scenario))) delete next[control.path];
   else next[control.path] = value;
   return next;
 }
@@ -348,18 +384,38 @@ export function changedSettings(groups: readonly PolicyGroup[], scenario: JsonVa
   return allControls(groups).flatMap((control) => {
     const value = overrides[control.path];
     const file = fileSetting(control, scenario);
-    return value === undefined || value === file ? [] : [{ path: control.path, label: control.label, file, value }];
+    return value === undefined || sameSetting(value, file) ? [] : [{ path: control.path, label: control.label, file, value }];
   });
 }
 
-/** A setting as a scenario file writes it: `true`, `6`, `"all"`. */
+/** Objects up to this long are shown whole; longer ones (an explicit field order) are summarised. */
+const SHOWN_OBJECT_CHARS = 60;
+
+/**
+ * A setting as a scenario file writes it: `true`, `6`, `"all"`; a long object
+ * by its keys and list lengths: `{"cfs_rq": [37 names], "sched_entity": [23 names]}`.
+ */
 export function formatSetting(value: SettingValue | undefined): string {
-  return value === undefined ? '(unset)' : JSON.stringify(value);
+  if (value === undefined) return '(unset)';
+  const text = JSON.stringify(value);
+  if (typeof value !== 'object' || text.length <= SHOWN_OBJECT_CHARS) return text;
+  const parts = Object.entries(value).map(([key, entry]) => `${JSON.stringify(key)}: ${Array.isArray(entry) ? `[${entry.length} names]` : JSON.stringify(entry)}`);
+  return `{${parts.join(', ')}}`;
 }
 
-/** The CLI's `--set` for a setting: `--set policy.shared_runq.mode=off`. */
+/** A setting's value as `--set` and share links write it: `off`, `6`, or an object's JSON. */
+export function settingText(value: SettingValue): string {
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** A shell word: as it is when plain, else in single quotes. */
+export function shellWord(text: string): string {
+  return /^[\w.,=:/+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The CLI's `--set` for a setting: `--set policy.shared_runq.mode=off` (quoted for the shell when it must be). */
 export function setArgument(path: string, value: SettingValue): string {
-  return `--set ${path}=${String(value)}`;
+  return `--set ${shellWord(`${path}=${settingText(value)}`)}`;
 }
 
 export type ParsedInput = { readonly ok: true; readonly value: SettingValue } | { readonly ok: false; readonly problem: ScenarioProblem };
@@ -397,6 +453,14 @@ export function parseControlInput(control: PolicyControl, raw: string): ParsedIn
     }
     case 'text':
       return { ok: true, value: raw };
+    case 'enum-or-object': {
+      if (control.options.some((option) => option.value === text)) return { ok: true, value: text };
+      const value = parseScenarioValue(text);
+      if (value !== undefined && isObject(value)) return { ok: true, value };
+      if (typeof value === 'string' && control.options.some((option) => option.value === value)) return { ok: true, value };
+      const choices = control.options.map((option) => `"${option.value}"`).join(', ');
+      return fail(`must be one of ${choices} or a JSON object, got ${shown}`);
+    }
     default:
       return unreachable(control);
   }

@@ -27,6 +27,7 @@ function fakeEngine(accept: (text: string) => boolean = () => true) {
       endNs: simTimeNs(END_NS),
       shards: [],
       power: { enabled: false },
+      cgroups: [],
     },
     frame: frame(0, 0),
   });

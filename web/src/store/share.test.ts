@@ -73,6 +73,18 @@ describe('share links', () => {
     expect(decoded.state).toEqual(shared);
   });
 
+  it('round-trips an explicit struct layout as the JSON --set takes, and says what is wrong with a bad one', async () => {
+    const order = { cfs_rq: ['tg', 'load', 'curr'], sched_entity: ['vruntime'] };
+    const session: SessionState = { ...shared, overrides: { 'policy.struct_layout': order, 'policy.wake_affine.enabled': false } };
+    const hash = await encodeShareHash(session, context.speeds);
+    expect(new URLSearchParams(hash.slice(1)).getAll('set')).toContain(`policy.struct_layout=${JSON.stringify(order)}`);
+    const decoded = await decodeShareHash(hash, context);
+    expect(decoded.problems).toEqual([]);
+    expect(decoded.state.overrides).toEqual(session.overrides);
+    const bad = await decodeShareHash('#scenario=teaching-small&set=policy.struct_layout=%5B1%5D', context);
+    expect(bad.problems).toEqual([{ path: 'set policy.struct_layout', message: 'must be one of "original", "reordered" or a JSON object, got `[1]`; ignored' }]);
+  });
+
   it('round-trips an edited scenario as compressed text', async () => {
     const edited = text('teaching-small').replace('"seed": 42', '"seed": 7');
     const state: SessionState = { scenario: { kind: 'text', text: edited }, overrides: {}, seed: 7, speedIndex: 0, playhead: undefined };

@@ -17,7 +17,7 @@ import type { ScenarioProblem } from '../engine/protocol';
 import type { SimTimeNs } from '../base/types';
 import { simTimeNs } from '../base/types';
 import { unreachable } from '../base/types';
-import { parseControlInput, parseScenarioValue, type PolicyControl, type PolicyOverrides, type SettingValue } from './policy';
+import { parseControlInput, parseScenarioValue, settingText, type PolicyControl, type PolicyOverrides, type SettingValue } from './policy';
 import { MAX_SPAN_NS, MIN_SPAN_NS, type TimelineView } from './timeline';
 
 /** The link format this app writes; a link with a higher `v` was made by a newer app. */
@@ -150,11 +150,6 @@ export async function decompressText(encoded: string): Promise<{ readonly ok: tr
 }
 
 // --- Writing a link --------------------------------------------------------------
-
-/** A setting as `--set` writes its value: `off`, `false`, `6`. */
-function settingText(value: SettingValue): string {
-  return String(value);
-}
 
 /** The hash (with its `#`) that reproduces `state`. */
 export async function encodeShareHash(state: SessionState, speeds: readonly number[]): Promise<string> {

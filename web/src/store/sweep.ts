@@ -8,7 +8,7 @@
 import type { ScenarioProblem } from '../engine/protocol';
 import type { SweepResult } from '../engine/sweepProtocol';
 import { flattenNumbers } from './exports';
-import { valueAtPath, type JsonValue, type PolicyOverrides } from './policy';
+import { settingText, shellWord, valueAtPath, type JsonValue, type PolicyOverrides } from './policy';
 
 /** What the Sweep form holds. */
 export interface SweepForm {
@@ -72,9 +72,9 @@ export function varyPath(line: string): string {
 
 /** The same sweep on the command line (`--set` for each of the Policy panel's settings). */
 export function sweepCommand(scenario: string, overrides: PolicyOverrides, vary: readonly string[], seeds: string): string {
-  const quote = (text: string) => (/^[\w.,=:/+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+  const quote = shellWord;
   const parts = ['schedlab sweep', quote(scenario)];
-  for (const [path, value] of Object.entries(overrides)) parts.push('--set', quote(`${path}=${String(value)}`));
+  for (const [path, value] of Object.entries(overrides)) parts.push('--set', quote(`${path}=${settingText(value)}`));
   for (const line of vary) parts.push('--vary', quote(line));
   parts.push('--seeds', quote(seeds.trim()), '--json');
   return parts.join(' ');
