@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { initSync, run_summary, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
-import { STRUCT_NAMES, type CacheMisses, type LayoutReport } from './protocol';
+import { cgroupsOf, STRUCT_NAMES, type CacheMisses, type LayoutReport } from './protocol';
 import { explicitLayout, fieldHeat, linesTouched, moveFieldBy, ordersOf, touchedFields } from '../store/structLayout';
 import { buildCgroupTree, cgroupNow } from '../store/cgroupTree';
 
@@ -82,14 +82,7 @@ describe('the layout model through the wasm bridge', () => {
 
   it('lists the cgroups and marks throttled ones frame by frame', () => {
     const sim = new SimHandle(SMALL, 'small');
-    const groups = (JSON.parse(sim.cgroups_json()) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; tasks: number }[]).map((group) => ({
-      name: group.name,
-      parent: group.parent ?? undefined,
-      depth: group.depth,
-      quotaUs: group.quota_us ?? undefined,
-      periodUs: group.period_us,
-      tasks: group.tasks,
-    }));
+    const groups = cgroupsOf(sim.cgroups_json());
     const tree = buildCgroupTree(groups);
     expect(tree.nodes).toHaveLength(13);
     let throttledFrames = 0;

@@ -495,3 +495,16 @@ export const Counter = {
   cacheRefillNs: 11,
   schedOverheadNs: 12,
 } as const;
+
+/** The bridge's `cgroups_json`, its nulls as undefined. */
+export function cgroupsOf(text: string): CgroupInfo[] {
+  const raw = JSON.parse(text) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; tasks: number }[];
+  return raw.map((group) => ({
+    name: group.name,
+    parent: group.parent ?? undefined,
+    depth: group.depth,
+    quotaUs: group.quota_us ?? undefined,
+    periodUs: group.period_us,
+    tasks: group.tasks,
+  }));
+}

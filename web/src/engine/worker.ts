@@ -7,7 +7,6 @@ import * as Comlink from 'comlink';
 import init, { LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type {
-  CgroupInfo,
   Decision,
   ExplainResult,
   Frame,
@@ -29,7 +28,7 @@ import type {
   WorkloadInfo,
   WorkloadThroughput,
 } from './protocol';
-import { parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
+import { cgroupsOf, parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
 import { slices } from './logSlices';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
@@ -137,19 +136,6 @@ function swapIn(next: Source): LoadedScenario {
     power: JSON.parse(next.power_json()) as PowerInfo,
     cgroups,
   };
-}
-
-/** The bridge's `cgroups_json`, its nulls as undefined. */
-function cgroupsOf(text: string): CgroupInfo[] {
-  const raw = JSON.parse(text) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; tasks: number }[];
-  return raw.map((group) => ({
-    name: group.name,
-    parent: group.parent ?? undefined,
-    depth: group.depth,
-    quotaUs: group.quota_us ?? undefined,
-    periodUs: group.period_us,
-    tasks: group.tasks,
-  }));
 }
 
 /** The engine's wasm memory, once loaded: its size is reported with each frame. */

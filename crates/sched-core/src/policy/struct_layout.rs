@@ -303,7 +303,6 @@ pub fn layout_report(spec: &StructLayoutSpec) -> Result<LayoutReport, String> {
     let (sched_entity, cfs_rq) = resolve_layouts(spec)?;
     let mut operations: Vec<OpReport> = Vec::new();
     for op in StructOp::ALL {
-        let fields = data::op_fields(op);
         let row = match operations
             .iter_mut()
             .position(|row| row.operation == op.name())
@@ -318,10 +317,12 @@ pub fn layout_report(spec: &StructLayoutSpec) -> Result<LayoutReport, String> {
                 operations.last_mut().expect("just pushed")
             }
         };
-        merge(&mut row.sched_entity.read, fields.se_read);
-        merge(&mut row.sched_entity.write, fields.se_write);
-        merge(&mut row.cfs_rq.read, fields.rq_read);
-        merge(&mut row.cfs_rq.write, fields.rq_write);
+        for fields in data::op_fields(op) {
+            merge(&mut row.sched_entity.read, fields.se_read);
+            merge(&mut row.sched_entity.write, fields.se_write);
+            merge(&mut row.cfs_rq.read, fields.rq_read);
+            merge(&mut row.cfs_rq.write, fields.rq_write);
+        }
     }
     let defs_of = |defs: &[FieldDef]| {
         defs.iter()
@@ -432,11 +433,13 @@ impl LayoutModel {
         let (se, rq) = resolve_layouts(spec)?;
         let mut ops = [OpLines::default(); StructOp::ALL.len()];
         for (slot, op) in StructOp::ALL.iter().enumerate() {
-            let access = data::op_fields(*op);
-            ops[slot] = OpLines {
-                se: (se.line_mask(access.se_read), se.line_mask(access.se_write)),
-                rq: (rq.line_mask(access.rq_read), rq.line_mask(access.rq_write)),
-            };
+            for part in data::op_fields(*op) {
+                let lines = &mut ops[slot];
+                lines.se.0 |= se.line_mask(part.se_read);
+                lines.se.1 |= se.line_mask(part.se_write);
+                lines.rq.0 |= rq.line_mask(part.rq_read);
+                lines.rq.1 |= rq.line_mask(part.rq_write);
+            }
         }
         let layout_name = match spec {
             StructLayoutSpec::Unset | StructLayoutSpec::Named(LayoutName::Original) => "original",
