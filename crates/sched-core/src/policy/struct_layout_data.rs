@@ -503,36 +503,6 @@ const UPDATE_BLOCKED_FAIR: OpFields = OpFields {
     ],
 };
 
-/// `__update_blocked_fair()`'s `update_load_avg(cfs_rq_of(se), se, UPDATE_TG)` on the parent cfs_rq.
-const UPDATE_BLOCKED_FAIR_PARENT: OpFields = OpFields {
-    se_read: &[],
-    se_write: &[],
-    rq_read: &[
-        "throttle_count",
-        "throttled_clock_pelt",
-        "throttled_clock_pelt_time",
-        "rq",
-        "curr",
-        "removed",
-        "avg",
-        "load",
-        "h_nr_runnable",
-        "propagate",
-        "prop_runnable_sum",
-        "tg",
-        "last_update_tg_load_avg",
-        "tg_load_avg_contrib",
-    ],
-    rq_write: &[
-        "removed",
-        "avg",
-        "propagate",
-        "prop_runnable_sum",
-        "tg_load_avg_contrib",
-        "last_update_tg_load_avg",
-    ],
-};
-
 /// Each operation's members, as the parts it is made of: the kernel function with
 /// its inlined helpers, and the `update_load_avg()` it calls. Accesses made only on
 /// some paths (the throttle clocks read on a throttled hierarchy, `removed` when
@@ -549,6 +519,8 @@ pub fn op_fields(op: StructOp) -> &'static [OpFields] {
         StructOp::TgUnthrottleUp => &[TG_UNTHROTTLE_UP],
         StructOp::DistributeRuntime => &[DISTRIBUTE_CFS_RUNTIME],
         StructOp::BlockedAverages => &[UPDATE_BLOCKED_FAIR],
-        StructOp::BlockedParent => &[UPDATE_BLOCKED_FAIR_PARENT],
+        // `__update_blocked_fair()`'s `update_load_avg(cfs_rq_of(se), se, UPDATE_TG)`
+        // on the parent cfs_rq (touched without an entity).
+        StructOp::BlockedParent => &[UPDATE_LOAD_AVG],
     }
 }
