@@ -12,9 +12,6 @@
 //! (`return_cfs_rq_runtime`).
 //!
 //! Simplifications (also in docs/MODEL-STATUS.md):
-//! - the pick stays flat: group entities are walked, charged and touched in the
-//!   cache-line model, but tasks are ordered by their own vruntime on one tree per
-//!   CPU, so `cpu.weight` does not share CPU time between groups;
 //! - the slack timer (which hands returned runtime to throttled cfs_rqs 5 ms later)
 //!   is not modelled: throttled cfs_rqs wait for the period timer;
 //! - the period timer never goes idle, so `nr_periods` counts every period.
@@ -51,6 +48,11 @@ pub struct CgroupSpec {
     /// `cpu.max`: a quota of CPU time per period; absent means "max" (no limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_max: Option<CpuMax>,
+    /// `cpu.weight` (1 to 10000; absent means 100): the group's share against its
+    /// siblings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10000))]
+    pub cpu_weight: Option<u32>,
     /// Indices into `workloads` whose tasks live in this cgroup. A `cgroup_tree`
     /// listed here builds its tree under it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -107,6 +109,14 @@ pub(crate) fn check_cgroups(cgroups: &[CgroupSpec], n_workloads: usize) -> Vec<(
                 ));
             }
         }
+        if let Some(weight) = cgroup.cpu_weight {
+            if !(1..=10_000).contains(&weight) {
+                errors.push((
+                    format!("{at}.cpu_weight"),
+                    format!("must be between 1 and 10000, got {weight}"),
+                ));
+            }
+        }
         for (slot, &workload) in cgroup.workloads.iter().enumerate() {
             let field = format!("{at}.workloads.{slot}");
             match owner.get_mut(workload as usize) {
@@ -125,8 +135,9 @@ pub(crate) fn check_cgroups(cgroups: &[CgroupSpec], n_workloads: usize) -> Vec<(
     errors
 }
 
-/// A group of the explicit hierarchy: its path, its parent, its `cpu.max`.
-pub(crate) type ExplicitGroup = (String, Option<u32>, Option<CpuMax>);
+/// A group of the explicit hierarchy: its path, its parent, its `cpu.max`, its
+/// `cpu.weight`.
+pub(crate) type ExplicitGroup = (String, Option<u32>, Option<CpuMax>, Option<u32>);
 
 /// The explicit hierarchy as task groups (parents first, made where not listed), and
 /// for each workload the group its tasks join.
@@ -145,13 +156,14 @@ pub(crate) fn explicit_groups(
             parent = Some(match groups.iter().position(|(name, ..)| *name == prefix) {
                 Some(found) => found as u32,
                 None => {
-                    groups.push((prefix.clone(), parent, None));
+                    groups.push((prefix.clone(), parent, None, None));
                     groups.len() as u32 - 1
                 }
             });
         }
         let Some(idx) = parent else { continue };
         groups[idx as usize].2 = cgroup.cpu_max;
+        groups[idx as usize].3 = cgroup.cpu_weight;
         for &workload in &cgroup.workloads {
             if let Some(slot) = workload_group.get_mut(workload as usize) {
                 *slot = Some(idx);
@@ -169,6 +181,8 @@ pub struct TaskGroup {
     pub depth: u32,
     pub quota_ns: Option<u64>,
     pub period_ns: u64,
+    /// `tg->shares`, from `cpu.weight` (1024 for the default 100).
+    pub shares: u64,
     /// `cfs_b->runtime`: what is left in this period's pool.
     pub pool_ns: u64,
     /// `cfs_b->throttled_cfs_rq`: the CPUs whose cfs_rq of this group is throttled,
@@ -590,7 +604,7 @@ impl Simulator {
     pub(crate) fn enqueue_unthrottled(&mut self, task_id: TaskId, cpu: CpuId) {
         // enqueue_entity(ENQUEUE_WAKEUP) → place_entity(): like a waking sleeper,
         // the task gets no more than half a latency period of credit.
-        let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
+        let min_vruntime = self.task_min_vruntime(task_id, cpu);
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
         self.enqueue_task(task_id, cpu, cpu);

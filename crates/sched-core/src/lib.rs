@@ -16,6 +16,7 @@ pub mod domains;
 pub mod engine;
 pub mod event_queue;
 pub mod explain;
+pub mod group_sched;
 pub mod kernel;
 pub mod lock;
 pub mod metrics;

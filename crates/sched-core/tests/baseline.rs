@@ -261,7 +261,9 @@ fn an_unthrottled_task_is_placed_like_a_waking_sleeper() {
             }
             Some(idx) => {
                 if let TaskState::Queued(cpu) = sim.tasks[idx].state {
-                    let min_vruntime = sim.rqs[cpu.0 as usize].min_vruntime;
+                    // Its own cfs_rq's min_vruntime (that of its group on that CPU).
+                    let min_vruntime =
+                        sim.task_min_vruntime(sched_core::task::TaskId(idx as u32), cpu);
                     assert!(
                         sim.tasks[idx].vruntime + latency / 2 >= min_vruntime,
                         "vruntime {} with min_vruntime {min_vruntime}",

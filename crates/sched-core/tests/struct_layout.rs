@@ -108,7 +108,7 @@ fn cgroup_run(
     let mut spec = scenario(
         preset("zen3-2s64c"),
         vec![cgroup_tree(depth, width, 80)],
-        60,
+        150,
         seed,
     );
     spec.kernel = Some("6.5".into());
@@ -119,10 +119,11 @@ fn cgroup_run(
 /// The seed's experiment, shortened: on a 1000-leaf and a 1024-leaf tree the
 /// reordered layout misses less than the original in every seed, most of the saving
 /// is in the load-average, throttle and unthrottle paths, and throughput hardly
-/// moves.
+/// moves over the seeds.
 #[test]
 fn the_reordered_layout_misses_less_on_both_trees() {
     for (depth, width) in [(3, 10), (5, 4)] {
+        let mut throughput = Vec::new();
         for seed in 1..=5 {
             let original = cgroup_run(depth, width, LayoutName::Original, seed);
             let reordered = cgroup_run(depth, width, LayoutName::Reordered, seed);
@@ -154,12 +155,15 @@ fn the_reordered_layout_misses_less_on_both_trees() {
                 targeted * 2 > total_saved,
                 "d{depth}w{width} seed {seed}: {targeted} of {total_saved} saved in the targeted paths"
             );
-            let throughput = reordered.throughput.value / original.throughput.value - 1.0;
-            assert!(
-                throughput.abs() < 0.02,
-                "d{depth}w{width} seed {seed}: throughput {throughput:+.4}"
-            );
+            throughput.push(reordered.throughput.value / original.throughput.value - 1.0);
         }
+        // Throughput: the median change over seeds within 1 %, no seed beyond 2 %.
+        throughput.sort_by(f64::total_cmp);
+        let median = throughput[throughput.len() / 2];
+        assert!(
+            median.abs() < 0.01 && throughput.iter().all(|change| change.abs() < 0.02),
+            "d{depth}w{width}: throughput changes {throughput:+.4?}"
+        );
     }
 }
 

@@ -34,6 +34,7 @@ impl Simulator {
         }
         let vruntime = task.vruntime;
         self.rqs[cpu.0 as usize].update_min_vruntime(Some(vruntime));
+        self.group_update_curr(task_id, cpu, delta);
         self.account_bandwidth(task_id, cpu, delta);
     }
 

@@ -37,6 +37,7 @@ impl Simulator {
                 depth: 1,
                 quota_ns,
                 period_ns,
+                shares: 1024,
                 pool_ns: quota_ns.unwrap_or(0),
                 throttled_cpus: Vec::new(),
                 tasks: Vec::new(),
@@ -49,14 +50,19 @@ impl Simulator {
             crate::bandwidth::explicit_groups(&scenario.cgroups, scenario.workloads.len());
         let mut groups: Vec<TaskGroup> = explicit
             .into_iter()
-            .map(|(name, parent, cpu_max)| match cpu_max {
-                Some(max) => new_group(
-                    name,
-                    parent,
-                    Some(max.quota_us * 1_000),
-                    max.period_us * 1_000,
-                ),
-                None => new_group(name, parent, None, 100_000_000),
+            .map(|(name, parent, cpu_max, cpu_weight)| {
+                let mut group = match cpu_max {
+                    Some(max) => new_group(
+                        name,
+                        parent,
+                        Some(max.quota_us * 1_000),
+                        max.period_us * 1_000,
+                    ),
+                    None => new_group(name, parent, None, 100_000_000),
+                };
+                group.shares =
+                    crate::group_sched::shares_from_cpu_weight(cpu_weight.unwrap_or(100));
+                group
             })
             .collect();
         let mut programs = Vec::new();
@@ -219,6 +225,8 @@ impl Simulator {
             .collect();
         let group_preorder = crate::bandwidth::preorder(&mut groups);
         let group_rqs = vec![crate::bandwidth::GroupRq::default(); groups.len() * n_cpus];
+        let group_sched = (!groups.is_empty())
+            .then(|| Box::new(crate::group_sched::GroupSched::new(n_cpus, groups.len())));
         let layout_model =
             if groups.is_empty() && scenario.policy.struct_layout == StructLayoutSpec::Unset {
                 None
@@ -327,6 +335,7 @@ impl Simulator {
             memory_bound_cpus: CpuSet::empty(n_cpus),
             groups,
             group_rqs,
+            group_sched,
             group_preorder,
             leaf_cfs_rqs: vec![Vec::new(); n_cpus],
             pending_throttle: Vec::new(),

@@ -20,6 +20,7 @@ impl Simulator {
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
         self.touch(cpu);
+        self.group_enqueue(task_id, cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Enqueue, 1);
         if self.shared_runq.spec.mode == SharedRunqMode::All {
             self.shared_runq_enqueue(task_id, cpu, by, ShardSite::EnqueueEntity);
@@ -44,6 +45,7 @@ impl Simulator {
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.group_dequeue(task_id, cpu);
         self.walk_group_entities(task_id, cpu, cpu, StructOp::Dequeue, -1);
         self.note_cpu_state(cpu);
         self.cpus[cpu.0 as usize].run_gen += 1;
@@ -53,15 +55,16 @@ impl Simulator {
     }
 
     /// Moves a task that is not running (queued, or being woken) to another CPU,
-    /// re-basing its vruntime on the destination's `min_vruntime`.
+    /// re-basing its vruntime on the destination's `min_vruntime` (its cfs_rq's there,
+    /// with group scheduling).
     pub(crate) fn set_task_cpu(&mut self, task_id: TaskId, dest: CpuId, reason: Reason) {
         let task = &self.tasks[task_id.0 as usize];
         let orig = task.cpu;
         if orig == dest {
             return;
         }
-        let from_min = self.rqs[orig.0 as usize].min_vruntime;
-        let to_min = self.rqs[dest.0 as usize].min_vruntime;
+        let from_min = self.task_min_vruntime(task_id, orig);
+        let to_min = self.task_min_vruntime(task_id, dest);
         let pid = task.pid.0;
         self.emit(
             orig,
@@ -113,6 +116,7 @@ impl Simulator {
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
         self.touch(cpu);
+        self.group_dequeue(task_id, cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Dequeue, -1);
         let site = self.dequeue_site();
         self.shared_runq_dequeue(task_id, by, site);

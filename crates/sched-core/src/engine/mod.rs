@@ -210,8 +210,11 @@ pub struct Simulator {
     memory_bound_cpus: CpuSet,
     /// Task groups (cgroups), for CFS bandwidth control.
     pub groups: Vec<TaskGroup>,
-    /// Each group's `cfs_rq` on each CPU, at `group * n_cpus + cpu`.
+    /// Each group's `cfs_rq` on each CPU, at `cpu * n_groups + group`.
     pub(crate) group_rqs: Vec<crate::bandwidth::GroupRq>,
+    /// The cfs_rqs and group entities of the hierarchical pick (`group_sched`): on
+    /// with task groups.
+    pub(crate) group_sched: Option<Box<crate::group_sched::GroupSched>>,
     /// The groups depth-first; a group's subtree is a range of it.
     pub(crate) group_preorder: Vec<u32>,
     /// Per CPU, the cfs_rqs with load to decay (`rq->leaf_cfs_rq_list`), each with

@@ -67,6 +67,7 @@ impl Simulator {
                 TaskState::Throttled(_) => prev_state_code = PREV_STATE_RUNNING,
                 _ => prev_state_code = PREV_STATE_SLEEPING,
             }
+            self.group_put_prev(cpu);
         }
         self.rqs[cpu_idx].curr = None;
         self.note_cpu_state(cpu);
@@ -76,10 +77,15 @@ impl Simulator {
         {
             self.newidle_balance(cpu);
         }
-        let next = self.rqs[cpu_idx].leftmost().map(|(_, task)| task);
+        let next = match self.group_sched {
+            Some(_) => self.group_pick(cpu),
+            None => self.rqs[cpu_idx].leftmost().map(|(_, task)| task),
+        };
+        debug_assert_eq!(next.is_some(), self.rqs[cpu_idx].leftmost().is_some());
         if let Some(next_id) = next {
             let vruntime = self.tasks[next_id.0 as usize].vruntime;
             self.rqs[cpu_idx].remove(vruntime, next_id);
+            self.group_set_next(next_id, cpu);
             // set_next_entity() at each level.
             self.walk_group_entities(next_id, cpu, cpu, StructOp::SetNext, 0);
             if prev != next {
@@ -298,6 +304,10 @@ impl Simulator {
         self.update_curr(cpu);
         // entity_tick() at each level: update_curr() and update_load_avg().
         self.walk_group_entities(curr, cpu, cpu, StructOp::Tick, 0);
+        if self.group_sched.is_some() {
+            self.group_entity_tick(curr, cpu);
+            return;
+        }
         let rq = &self.rqs[cpu_idx];
         if rq.nr_running <= 1 {
             return;

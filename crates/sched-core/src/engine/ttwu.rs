@@ -37,15 +37,21 @@ impl Simulator {
             };
             cpu = dest;
         }
-        let task = &mut self.tasks[task_id.0 as usize];
-        task.cpu = cpu;
-        // START_DEBIT: a new task starts one virtual slice after min_vruntime.
+        self.tasks[task_id.0 as usize].cpu = cpu;
+        // START_DEBIT: a new task starts one virtual slice after min_vruntime (of its
+        // own cfs_rq, with group scheduling: `sched_vslice()` over its hierarchy).
         let rq = &self.rqs[cpu.0 as usize];
-        let weight = task.weight;
-        let slice =
-            self.knobs
-                .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64);
-        task.vruntime = rq.min_vruntime + calc_delta_fair(slice, weight);
+        let weight = self.tasks[task_id.0 as usize].weight;
+        let slice = match self.group_sched {
+            Some(_) => self.group_sched_slice(task_id.0, false, cpu),
+            None => {
+                self.knobs
+                    .sched_slice(rq.nr_running + 1, weight, rq.load_weight + weight as u64)
+            }
+        };
+        let min_vruntime = self.task_min_vruntime(task_id, cpu);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.vruntime = min_vruntime + calc_delta_fair(slice, weight);
         task.last_ran = self.now;
         task.charged_until = self.now;
         let pid = task.pid.0;
@@ -92,6 +98,7 @@ impl Simulator {
             rq.nr_running += 1;
             rq.load_weight += weight;
             self.touch(prev_cpu);
+            self.group_enqueue(task_id, prev_cpu);
             self.emit(
                 waker_cpu,
                 TraceKind::SchedWakeup,
@@ -172,7 +179,7 @@ impl Simulator {
     /// `cpu` (or parks it on its throttled cgroup). `by` is the CPU doing it. Returns
     /// false when the task was throttled instead.
     fn ttwu_do_activate(&mut self, task_id: TaskId, cpu: CpuId, by: CpuId, migrated: bool) -> bool {
-        let min_vruntime = self.rqs[cpu.0 as usize].min_vruntime;
+        let min_vruntime = self.task_min_vruntime(task_id, cpu);
         let task = &mut self.tasks[task_id.0 as usize];
         task.vruntime = self.knobs.place_woken(task.vruntime, min_vruntime);
         if self.enqueue_throttled(task_id, cpu) {
@@ -225,7 +232,11 @@ impl Simulator {
         let curr_vruntime = self.tasks[curr.0 as usize].vruntime;
         let woken_task = &self.tasks[woken.0 as usize];
         let gran = self.knobs.wakeup_gran(woken_task.weight);
-        if curr_vruntime > woken_task.vruntime + gran {
+        let preempt = match self.group_sched {
+            Some(_) => self.group_wakeup_preempt(curr, woken, cpu),
+            None => curr_vruntime > woken_task.vruntime + gran,
+        };
+        if preempt {
             let woken_pid = woken_task.pid.0;
             self.request_resched(cpu, Reason::WakeupPreempt { woken_pid });
         }

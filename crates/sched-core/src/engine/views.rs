@@ -231,6 +231,7 @@ impl Simulator {
                 ));
             }
         }
+        self.check_group_sched()?;
         for llc in 0..self.topology.llc_cpus.len() as u32 {
             if self.llc_has_idle_core(llc) != self.llc_has_idle_core_by_scan(llc) {
                 return Err(format!(
