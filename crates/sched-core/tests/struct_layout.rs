@@ -146,10 +146,23 @@ fn the_reordered_layout_misses_less_on_both_trees() {
             };
             let targeted = saved(&[
                 "update_blocked_averages",
+                "update_load_avg",
                 "tg_throttle_down",
                 "tg_unthrottle_up",
                 "account_cfs_rq_runtime",
             ]);
+            for op in [
+                "update_load_avg",
+                "update_blocked_averages",
+                "tg_unthrottle_up",
+            ] {
+                assert!(
+                    r.by_operation[op] < o.by_operation[op],
+                    "d{depth}w{width} seed {seed}: {op} {} -> {}",
+                    o.by_operation[op],
+                    r.by_operation[op]
+                );
+            }
             let total_saved = o.total as i64 - r.total as i64;
             assert!(
                 targeted * 2 > total_saved,

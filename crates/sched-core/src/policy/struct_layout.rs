@@ -39,16 +39,21 @@ pub const LINE_BYTES: u32 = 64;
 /// An operation on `sched_entity` and `cfs_rq` fields that the model counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StructOp {
-    /// `enqueue_entity()` with its `update_load_avg()`, one level.
+    /// `enqueue_entity()`, one level (its `update_load_avg()` is [`StructOp::UpdateLoadAvg`]).
     Enqueue,
-    /// `dequeue_entity()` with its `update_load_avg()`, one level.
+    /// `dequeue_entity()`, one level.
     Dequeue,
     /// `set_next_entity()`, one level of the pick.
     SetNext,
     /// `put_prev_entity()`, one level.
     PutPrev,
-    /// `entity_tick()`: `update_curr()` and `update_load_avg()`, one level.
+    /// `entity_tick()`: `update_curr()`, one level.
     Tick,
+    /// `update_load_avg()` of an entity and its cfs_rq (`__update_load_avg_se()`,
+    /// `update_cfs_rq_load_avg()`, `propagate_entity_load_avg()`,
+    /// `update_tg_load_avg()`), as enqueue, dequeue, the pick, put and the tick call
+    /// it at each level.
+    UpdateLoadAvg,
     /// `account_cfs_rq_runtime()` on a cfs_rq with a quota.
     AccountRuntime,
     /// `tg_throttle_down()` on one cfs_rq.
@@ -66,12 +71,13 @@ pub enum StructOp {
 }
 
 impl StructOp {
-    pub const ALL: [StructOp; 11] = [
+    pub const ALL: [StructOp; 12] = [
         StructOp::Enqueue,
         StructOp::Dequeue,
         StructOp::SetNext,
         StructOp::PutPrev,
         StructOp::Tick,
+        StructOp::UpdateLoadAvg,
         StructOp::AccountRuntime,
         StructOp::TgThrottleDown,
         StructOp::TgUnthrottleUp,
@@ -92,7 +98,19 @@ impl StructOp {
             StructOp::TgThrottleDown => "tg_throttle_down",
             StructOp::TgUnthrottleUp => "tg_unthrottle_up",
             StructOp::DistributeRuntime => "distribute_cfs_runtime",
+            StructOp::UpdateLoadAvg => "update_load_avg",
             StructOp::BlockedAverages | StructOp::BlockedParent => "update_blocked_averages",
+        }
+    }
+
+    /// For an operation that calls `update_load_avg()` on its entity: whether it
+    /// does so before its own work (enqueue, dequeue and the tick) or after it
+    /// (`set_next_entity`, `put_prev_entity`).
+    fn load_avg_first(self) -> Option<bool> {
+        match self {
+            StructOp::Enqueue | StructOp::Dequeue | StructOp::Tick => Some(true),
+            StructOp::SetNext | StructOp::PutPrev => Some(false),
+            _ => None,
         }
     }
 }
@@ -594,6 +612,9 @@ impl Simulator {
         self.struct_layout_touch_slow(op, by, cpu, se, rq);
     }
 
+    /// An operation that calls `update_load_avg()` touches the union of its lines
+    /// and `update_load_avg()`'s once; a line's miss counts for whichever of the two
+    /// touches it first in the kernel's order.
     fn struct_layout_touch_slow(
         &mut self,
         op: StructOp,
@@ -605,19 +626,31 @@ impl Simulator {
         let Some(model) = self.layout_model.as_mut() else {
             return;
         };
-        let slot = op as usize;
-        model.calls[slot] += 1;
-        let lines = model.ops[slot];
+        let (first, second) = match op.load_avg_first() {
+            Some(true) => (StructOp::UpdateLoadAvg, Some(op)),
+            Some(false) => (op, Some(StructOp::UpdateLoadAvg)),
+            None => (op, None),
+        };
         let remote_before = model.remote;
         let mut misses = 0;
-        if let Some(se) = se {
-            let m = model.access_se(by, se, cpu, lines.se.0 | lines.se.1);
-            model.misses[slot][0] += m;
+        let (mut se_done, mut rq_done) = (0u64, 0u64);
+        for part in std::iter::once(first).chain(second) {
+            let slot = part as usize;
+            model.calls[slot] += 1;
+            let lines = model.ops[slot];
+            if let Some(se) = se {
+                let mask = (lines.se.0 | lines.se.1) & !se_done;
+                se_done |= mask;
+                let m = model.access_se(by, se, cpu, mask);
+                model.misses[slot][0] += m;
+                misses += m;
+            }
+            let mask = (lines.rq.0 | lines.rq.1) & !rq_done;
+            rq_done |= mask;
+            let m = model.access_rq(by, rq, cpu, mask);
+            model.misses[slot][1] += m;
             misses += m;
         }
-        let m = model.access_rq(by, rq, cpu, lines.rq.0 | lines.rq.1);
-        model.misses[slot][1] += m;
-        misses += m;
         if misses > 0 {
             let remote = model.remote - remote_before;
             let per_line = |ns_per_mib: u64| ns_per_mib * LINE_BYTES as u64 / (1 << 20);

@@ -504,16 +504,17 @@ const UPDATE_BLOCKED_FAIR: OpFields = OpFields {
 };
 
 /// Each operation's members, as the parts it is made of: the kernel function with
-/// its inlined helpers, and the `update_load_avg()` it calls. Accesses made only on
+/// its inlined helpers. Accesses made only on
 /// some paths (the throttle clocks read on a throttled hierarchy, `removed` when
 /// load was removed) are counted every time.
 pub fn op_fields(op: StructOp) -> &'static [OpFields] {
     match op {
-        StructOp::Enqueue => &[ENQUEUE_ENTITY, UPDATE_LOAD_AVG],
-        StructOp::Dequeue => &[DEQUEUE_ENTITY, UPDATE_LOAD_AVG],
-        StructOp::SetNext => &[SET_NEXT_ENTITY, UPDATE_LOAD_AVG],
-        StructOp::PutPrev => &[PUT_PREV_ENTITY, UPDATE_LOAD_AVG],
-        StructOp::Tick => &[ENTITY_TICK, UPDATE_LOAD_AVG],
+        StructOp::Enqueue => &[ENQUEUE_ENTITY],
+        StructOp::Dequeue => &[DEQUEUE_ENTITY],
+        StructOp::SetNext => &[SET_NEXT_ENTITY],
+        StructOp::PutPrev => &[PUT_PREV_ENTITY],
+        StructOp::Tick => &[ENTITY_TICK],
+        StructOp::UpdateLoadAvg => &[UPDATE_LOAD_AVG],
         StructOp::AccountRuntime => &[ACCOUNT_CFS_RQ_RUNTIME],
         StructOp::TgThrottleDown => &[TG_THROTTLE_DOWN],
         StructOp::TgUnthrottleUp => &[TG_UNTHROTTLE_UP],
