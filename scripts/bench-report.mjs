@@ -53,7 +53,8 @@ const report = {
   ratios: {
     'hackbench wall time per event, 512 CPUs / 32 CPUs': perEventRatio('hackbench, 512 CPUs', 'hackbench, 32 CPUs'),
     'hackbench wall time per event, 10000 tasks / 120 tasks': perEventRatio('hackbench, 10000 tasks', 'hackbench, 120 tasks'),
-    'cgroup tree wall time per event, 1110 groups / 110 groups (3000 tasks, 256 CPUs)': perEventRatio('cgroup tree, 1110 groups, 3000 tasks', 'cgroup tree, 110 groups, 3000 tasks'),
+    'cgroup tree wall time per event, 1056 groups / 110 groups (depth 2, about 3000 tasks, 256 CPUs)': perEventRatio('cgroup tree, 1056 groups (depth 2), 3072 tasks', 'cgroup tree, 110 groups (depth 2), 3000 tasks'),
+    'cgroup tree wall time per event, depth 3 / depth 2 (1110 and 1056 groups, 256 CPUs)': perEventRatio('cgroup tree, 1110 groups (depth 3), 3000 tasks', 'cgroup tree, 1056 groups (depth 2), 3072 tasks'),
     ...Object.fromEntries(Object.entries(instructions?.ratios ?? {}).map(([what, value]) => [`instructions per event, ${what}`, value])),
   },
   instructions_per_event: instructions?.instructions_per_event ?? null,

@@ -24,8 +24,9 @@ native_cases=(
   "hackbench, 120 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=3 --set workloads.0.loops=2000"
   "hackbench, 1000 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=25 --set workloads.0.loops=240"
   "hackbench, 10000 tasks|hackbench-7950x --repeat 3 --set workloads.0.groups=250 --set workloads.0.loops=24"
-  "cgroup tree, 110 groups, 3000 tasks|cgroup-d3w10 --repeat 3 --set workloads.0.depth=2 --set workloads.0.leaf.message_threads=10"
-  "cgroup tree, 1110 groups, 3000 tasks|cgroup-d3w10 --repeat 3"
+  "cgroup tree, 110 groups (depth 2), 3000 tasks|cgroup-d3w10 --repeat 3 --set workloads.0.depth=2 --set workloads.0.leaf.message_threads=10"
+  "cgroup tree, 1056 groups (depth 2), 3072 tasks|cgroup-d3w10 --repeat 3 --set workloads.0.depth=2 --set workloads.0.width=32"
+  "cgroup tree, 1110 groups (depth 3), 3000 tasks|cgroup-d3w10 --repeat 3"
 )
 # Then every shipped scenario once, as it ships.
 for file in scenarios/*.json; do

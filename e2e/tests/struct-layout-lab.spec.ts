@@ -82,6 +82,7 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   const detail = tree.getByTestId('cgroup-detail');
   await expect(detail.getByTestId('cgroup-now')).toContainText(/^throttled on \d+ CPUs?/);
   await expect(detail).toContainText('4444 / 10000 us');
+  await expect(detail.getByTestId('cgroup-weight')).toHaveText('100');
   await expect.poll(async () => count(detail.getByTestId('cpu-stat').locator('dd').nth(1))).toBeGreaterThan(0);
   // Folding a group keeps its leaves as small marks, throttled ones marked.
   await tree.getByRole('button', { name: 'Fold /0' }).click();

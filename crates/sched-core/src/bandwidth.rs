@@ -181,6 +181,8 @@ pub struct TaskGroup {
     pub depth: u32,
     pub quota_ns: Option<u64>,
     pub period_ns: u64,
+    /// `cpu.weight` (default 100).
+    pub cpu_weight: u32,
     /// `tg->shares`, from `cpu.weight` (1024 for the default 100).
     pub shares: u64,
     /// `cfs_b->runtime`: what is left in this period's pool.

@@ -622,6 +622,7 @@ impl SimHandle {
                     "depth": tg.depth,
                     "quota_us": tg.quota_ns.map(|ns| ns / 1_000),
                     "period_us": tg.period_ns / 1_000,
+                    "cpu_weight": tg.cpu_weight,
                     "tasks": tg.tasks.len(),
                 })
             })

@@ -185,6 +185,7 @@ const CgroupRowView = memo(
             </span>
           )}
           {node.quotaUs !== undefined && <span className="cg-quota">quota {formatQuota(node)}</span>}
+          {node.cpuWeight !== undefined && node.cpuWeight !== 100 && <span className="cg-quota">weight {node.cpuWeight}</span>}
           {node.tasks > 0 && <span className="cg-facts">{runnable} of {node.tasks} tasks runnable</span>}
           {hasChildren && (
             <span className="cg-facts">
@@ -299,6 +300,12 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
         <dd>{node.depth}</dd>
         <dt>cpu.max</dt>
         <dd>{formatQuota(node)}</dd>
+        {node.cpuWeight !== undefined && (
+          <>
+            <dt>cpu.weight</dt>
+            <dd data-testid="cgroup-weight">{node.cpuWeight}</dd>
+          </>
+        )}
         <dt>tasks</dt>
         <dd>{node.tasks}</dd>
         {node.children.length > 0 && (

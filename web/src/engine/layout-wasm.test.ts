@@ -94,4 +94,33 @@ describe('the layout model through the wasm bridge', () => {
     expect(throttledFrames).toBeGreaterThan(0);
     sim.free();
   });
+
+  it('carries each cgroup\'s cpu.weight, and a heavier sibling runs more', () => {
+    const hog = (comm: string) => ({
+      kind: 'tasks',
+      unit: 'loops',
+      tasks: [{ comm, count: 1, cpus: '0', program: [{ op: 'loop', body: [{ op: 'run', duration: { dist: 'fixed', us: 1000 } }, { op: 'complete' }] }] }],
+    });
+    const weighted = JSON.stringify({
+      title: 'two weighted groups on CPU 0',
+      seed: 1,
+      duration_ms: 400,
+      topology: { preset: 'teaching-small' },
+      cgroups: [
+        { path: '/light', workloads: [0] },
+        { path: '/heavy', cpu_weight: 300, workloads: [1] },
+      ],
+      workloads: [hog('light'), hog('heavy')],
+    });
+    const sim = new SimHandle(weighted, 'weighted');
+    expect(cgroupsOf(sim.cgroups_json()).map((group) => [group.name, group.cpuWeight])).toEqual([
+      ['/light', 100],
+      ['/heavy', 300],
+    ]);
+    sim.free();
+    const summary = JSON.parse(run_summary(weighted, 'weighted', 1)) as { throughput_by_workload: { values: { value: number }[] }[] };
+    const [light = 0, heavy = 0] = summary.throughput_by_workload.map((workload) => workload.values[0]?.value ?? 0);
+    expect(heavy / (light + heavy)).toBeGreaterThan(0.7);
+    expect(heavy / (light + heavy)).toBeLessThan(0.8);
+  });
 });

@@ -123,6 +123,8 @@ export interface CgroupInfo {
   /** `cpu.max`'s quota in microseconds per period; undefined without a limit. */
   readonly quotaUs: number | undefined;
   readonly periodUs: number;
+  /** `cpu.weight` (1 to 10000, default 100): its share against its siblings. */
+  readonly cpuWeight: number;
   /** Tasks placed in this group itself (not its subtree). */
   readonly tasks: number;
 }
@@ -498,13 +500,14 @@ export const Counter = {
 
 /** The bridge's `cgroups_json`, its nulls as undefined. */
 export function cgroupsOf(text: string): CgroupInfo[] {
-  const raw = JSON.parse(text) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; tasks: number }[];
+  const raw = JSON.parse(text) as { name: string; parent: number | null; depth: number; quota_us: number | null; period_us: number; cpu_weight: number; tasks: number }[];
   return raw.map((group) => ({
     name: group.name,
     parent: group.parent ?? undefined,
     depth: group.depth,
     quotaUs: group.quota_us ?? undefined,
     periodUs: group.period_us,
+    cpuWeight: group.cpu_weight,
     tasks: group.tasks,
   }));
 }

@@ -11,7 +11,7 @@ function tree(depth: number, width: number): CgroupInfo[] {
     for (const parent of level) {
       for (let child = 0; child < width; child++) {
         const name = `${parent.name}/${child}`;
-        groups.push({ name, parent: parent.index, depth: d, quotaUs: d === depth ? 2048 : undefined, periodUs: 10_000, tasks: d === depth ? 3 : 0 });
+        groups.push({ name, parent: parent.index, depth: d, quotaUs: d === depth ? 2048 : undefined, periodUs: 10_000, cpuWeight: 100, tasks: d === depth ? 3 : 0 });
         next.push({ name, index: groups.length - 1 });
       }
     }
@@ -38,8 +38,8 @@ describe('the cgroup tree', () => {
 
   it('puts a group whose parent index is out of range under the root', () => {
     const built = buildCgroupTree([
-      { name: '/a', parent: undefined, depth: 1, quotaUs: undefined, periodUs: 100_000, tasks: 0 },
-      { name: '/b', parent: 7, depth: 2, quotaUs: undefined, periodUs: 100_000, tasks: 1 },
+      { name: '/a', parent: undefined, depth: 1, quotaUs: undefined, periodUs: 100_000, cpuWeight: 100, tasks: 0 },
+      { name: '/b', parent: 7, depth: 2, quotaUs: undefined, periodUs: 100_000, cpuWeight: 100, tasks: 1 },
     ]);
     expect(built.nodes[ROOT]?.children).toEqual([1, 2]);
   });

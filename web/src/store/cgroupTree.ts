@@ -20,6 +20,8 @@ export interface CgroupNode {
   readonly children: readonly number[];
   readonly quotaUs: number | undefined;
   readonly periodUs: number | undefined;
+  /** `cpu.weight`; undefined for the root. */
+  readonly cpuWeight: number | undefined;
   readonly tasks: number;
   /** Groups below this one (its subtree without itself). */
   readonly descendants: number;
@@ -62,7 +64,7 @@ export function buildCgroupTree(groups: readonly CgroupInfo[]): CgroupTree {
     }
   }
   const nodes: CgroupNode[] = [
-    { id: ROOT, group: undefined, name: '/', depth: 0, parent: undefined, children: children[ROOT] ?? [], quotaUs: undefined, periodUs: undefined, tasks: 0, descendants: descendants[ROOT] ?? 0, leaves: leaves[ROOT] ?? 0 },
+    { id: ROOT, group: undefined, name: '/', depth: 0, parent: undefined, children: children[ROOT] ?? [], quotaUs: undefined, periodUs: undefined, cpuWeight: undefined, tasks: 0, descendants: descendants[ROOT] ?? 0, leaves: leaves[ROOT] ?? 0 },
   ];
   groups.forEach((group, index) => {
     const id = index + 1;
@@ -75,6 +77,7 @@ export function buildCgroupTree(groups: readonly CgroupInfo[]): CgroupTree {
       children: children[id] ?? [],
       quotaUs: group.quotaUs,
       periodUs: group.periodUs,
+      cpuWeight: group.cpuWeight,
       tasks: group.tasks,
       descendants: descendants[id] ?? 0,
       leaves: leaves[id] ?? 0,

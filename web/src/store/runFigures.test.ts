@@ -16,7 +16,7 @@ const loaded = (cgroups: number): LoadedScenario => ({
   endNs: simTimeNs(10_000_000),
   shards: [],
   power: { enabled: false },
-  cgroups: Array.from({ length: cgroups }, (_, index) => ({ name: `/${index}`, parent: undefined, depth: 1, quotaUs: 1000, periodUs: 10_000, tasks: 1 })),
+  cgroups: Array.from({ length: cgroups }, (_, index) => ({ name: `/${index}`, parent: undefined, depth: 1, quotaUs: 1000, periodUs: 10_000, cpuWeight: 100, tasks: 1 })),
 });
 const summary = (total: number) => JSON.stringify({ sim_time_ns: 10_000_000, cache_misses: { total, detail: [], by_operation: {}, by_struct: {}, accesses: 0, remote: 0, layout: 'original', lines: {} }, bandwidth: { cpu_stat: [] } });
 

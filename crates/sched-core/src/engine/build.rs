@@ -37,6 +37,7 @@ impl Simulator {
                 depth: 1,
                 quota_ns,
                 period_ns,
+                cpu_weight: 100,
                 shares: 1024,
                 pool_ns: quota_ns.unwrap_or(0),
                 throttled_cpus: Vec::new(),
@@ -60,8 +61,8 @@ impl Simulator {
                     ),
                     None => new_group(name, parent, None, 100_000_000),
                 };
-                group.shares =
-                    crate::group_sched::shares_from_cpu_weight(cpu_weight.unwrap_or(100));
+                group.cpu_weight = cpu_weight.unwrap_or(100);
+                group.shares = crate::group_sched::shares_from_cpu_weight(group.cpu_weight);
                 group
             })
             .collect();
