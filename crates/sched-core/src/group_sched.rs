@@ -26,7 +26,9 @@
 //!   (`tg->load_avg`), so they follow load changes at once;
 //! - a group entity that joins its cfs_rq again is placed as a waking sleeper
 //!   (`place_entity` with half a latency of credit), whatever the reason;
-//! - load balancing moves tasks by their own weight (`task_h_load` is not modelled);
+//! - the balancer's loads are weights, not PELT averages, as without groups: a
+//!   runqueue's load is its root cfs_rq's (`cfs_rq_load_avg(&rq->cfs)`: its tasks and
+//!   its groups' shares there), and a task moves its `task_h_load()`;
 //! - no buddies (`next`, `last`, `skip`), as in the flat pick.
 
 use crate::cfs::calc_delta_fair;
@@ -216,6 +218,7 @@ impl Simulator {
         }
         self.update_cfs_groups(&mut gs, self.tasks[task_id.0 as usize].cgroup, cpu);
         self.group_sched = Some(gs);
+        self.note_group_sums(cpu);
     }
 
     /// `dequeue_task_fair()`'s entity loop: the task's entity leaves its cfs_rq, and
@@ -248,6 +251,40 @@ impl Simulator {
         }
         self.update_cfs_groups(&mut gs, self.tasks[task_id.0 as usize].cgroup, cpu);
         self.group_sched = Some(gs);
+        self.note_group_sums(cpu);
+    }
+
+    /// A runqueue's load as the balancer reads it: with groups, its root cfs_rq's
+    /// (the weights of its root tasks and its groups' shares on this CPU); else its
+    /// tasks' weights.
+    pub(crate) fn cfs_load(&self, cpu: CpuId) -> u64 {
+        match &self.group_sched {
+            Some(gs) => gs.rqs[gs.rq_index(None, cpu)].load,
+            None => self.rqs[cpu.0 as usize].load_weight,
+        }
+    }
+
+    /// `task_h_load()`: the part of its runqueue's load that a task carries, its
+    /// weight scaled by its group entities' shares of each cfs_rq up to the root
+    /// (`update_cfs_rq_h_load`). Without groups, its weight.
+    pub(crate) fn task_h_load(&self, task_id: TaskId, cpu: CpuId) -> u64 {
+        let Some(gs) = &self.group_sched else {
+            return self.tasks[task_id.0 as usize].weight as u64;
+        };
+        let mut ent = task_id.0;
+        let mut share = 1.0f64;
+        loop {
+            let (_, weight) = self.ent_key(gs, ent, cpu);
+            let group = self.ent_cfs_rq(ent);
+            let load = gs.rqs[gs.rq_index(group, cpu)].load.max(1);
+            share *= weight as f64 / load as f64;
+            match group {
+                Some(g) => ent = g | GROUP_ENT,
+                None => break,
+            }
+        }
+        let root = gs.rqs[gs.rq_index(None, cpu)].load;
+        (root as f64 * share) as u64
     }
 
     /// `update_cfs_group()` from `group` up: each group entity's weight becomes its
@@ -395,6 +432,7 @@ impl Simulator {
         };
         self.update_cfs_groups(&mut gs, self.tasks[task_id.0 as usize].cgroup, cpu);
         self.group_sched = Some(gs);
+        self.note_group_sums(cpu);
         let mut ent = Some(task_id.0);
         while let Some(e) = ent {
             if let Some(reason) = self.check_preempt_tick(e, cpu) {

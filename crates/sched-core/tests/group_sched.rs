@@ -104,3 +104,40 @@ fn a_bad_cpu_weight_is_explained() {
         "{errors:?}"
     );
 }
+
+/// The shipped `cgroup-weights` scenario, over seeds 1-5: /web (cpu.weight 300, 8
+/// tasks) does about three quarters of the work against /batch (16 tasks), far
+/// more than the third its tasks would get one by one, and about half with
+/// cpu.weight 100.
+#[test]
+fn the_weighted_cgroup_scenario_gives_web_its_share() {
+    let path = format!(
+        "{}/../../scenarios/cgroup-weights.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let base: sched_core::Scenario =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let web_share = |weight: u32, seed: u64| {
+        let mut spec = base.clone();
+        spec.seed = seed;
+        spec.cgroups[1].cpu_weight = Some(weight);
+        let summary = run(&spec);
+        let loops: Vec<f64> = summary
+            .throughput_by_workload
+            .iter()
+            .map(|workload| workload.values[0].value)
+            .collect();
+        loops[1] / (loops[0] + loops[1])
+    };
+    let mut heavy = Vec::new();
+    let mut even = Vec::new();
+    for seed in 1..=5 {
+        let (w300, w100) = (web_share(300, seed), web_share(100, seed));
+        assert!(w300 > w100 + 0.15, "seed {seed}: /web {w300:.3} at 300, {w100:.3} at 100");
+        heavy.push(w300);
+        even.push(w100);
+    }
+    let (heavy, even) = (median(heavy), median(even));
+    assert!((0.65..0.78).contains(&heavy), "median /web share at weight 300: {heavy:.3}");
+    assert!((0.40..0.52).contains(&even), "median /web share at weight 100: {even:.3}");
+}

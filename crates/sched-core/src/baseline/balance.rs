@@ -254,7 +254,7 @@ impl Simulator {
         let src = group.iter_and(&self.overloaded).max_by_key(|cpu| {
             let rq = &self.rqs[cpu.0 as usize];
             let key = match imbalance {
-                Imbalance::Load(_) => rq.load_weight,
+                Imbalance::Load(_) => self.cfs_load(*cpu),
                 Imbalance::Tasks(_) => rq.nr_running as u64,
             };
             (key, std::cmp::Reverse(cpu.0))
@@ -341,7 +341,7 @@ impl Simulator {
             if !may_move_hot && self.task_hot(task_id, this_cpu) {
                 continue;
             }
-            let weight = task.weight as u64;
+            let weight = self.task_h_load(task_id, src);
             if let Imbalance::Load(load) = left {
                 // A task more than twice the remaining imbalance would overshoot.
                 if weight / 2 > load {

@@ -154,7 +154,7 @@ impl Simulator {
         let loads = |group: &CpuSet| {
             let (mut runnable, mut avg) = (0.0, 0.0);
             for cpu in group.iter() {
-                let weight = self.rqs[cpu.0 as usize].load_weight as f64;
+                let weight = self.cfs_load(cpu) as f64;
                 runnable += weight;
                 avg += weight + blocked[cpu.0 as usize];
             }
@@ -610,14 +610,14 @@ impl Simulator {
             return idle;
         }
         let least = candidates()
-            .min_by_key(|cpu| (self.rqs[cpu.0 as usize].load_weight, cpu.0))
+            .min_by_key(|cpu| (self.cfs_load(*cpu), cpu.0))
             .expect("the group intersects the affinity mask");
         self.explain_idlest_cpu(group, allowed, least, move || {
             format!(
                 "find_idlest_group_cpu in CPUs {}: no allowed CPU is idle; the least loaded is CPU {} (load {})",
                 group.to_list_string(),
                 least.0,
-                self.rqs[least.0 as usize].load_weight
+                self.cfs_load(least)
             )
         });
         least

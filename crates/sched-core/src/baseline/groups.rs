@@ -133,7 +133,7 @@ impl Simulator {
             let util = self.cpu_util(cpu);
             stats.weight += 1;
             stats.sum_nr_running += rq.nr_running;
-            stats.load += rq.load_weight;
+            stats.load += self.cfs_load(cpu);
             stats.util += util;
             stats.runnable += util * rq.nr_running.max(1) as f64;
             if self.cpu_is_idle(cpu) {

@@ -160,7 +160,7 @@ impl Simulator {
         let runnable = rq.nr_running.max(1) as f64;
         Part {
             nr_running: rq.nr_running,
-            load: rq.load_weight,
+            load: self.cfs_load(cpu),
             idle: self.cpu_is_idle(cpu),
             util_target: target,
             util_scaled: scaled,
@@ -171,7 +171,7 @@ impl Simulator {
 
     /// Brings `cpu`'s part in its groups' sums up to date. Nothing to do on a machine
     /// without wide domains.
-    pub(super) fn note_group_sums(&mut self, cpu: CpuId) {
+    pub(crate) fn note_group_sums(&mut self, cpu: CpuId) {
         let cpu_idx = cpu.0 as usize;
         if self.group_sums.of_cpu[cpu_idx].is_empty() {
             return;
