@@ -67,13 +67,8 @@ impl HierRq {
     /// `update_min_vruntime()`.
     fn update_min_vruntime(&mut self, curr_vruntime: Option<u64>) {
         let leftmost = self.queue.first().map(|&(vruntime, _)| vruntime);
-        let candidate = match (curr_vruntime, leftmost) {
-            (Some(curr), Some(left)) => Some(curr.min(left)),
-            (one, other) => one.or(other),
-        };
-        if let Some(candidate) = candidate {
-            self.min_vruntime = self.min_vruntime.max(candidate);
-        }
+        self.min_vruntime =
+            crate::runqueue::next_min_vruntime(self.min_vruntime, curr_vruntime, leftmost);
     }
 }
 

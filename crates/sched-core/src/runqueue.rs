@@ -35,14 +35,16 @@ impl CfsRq {
     /// current task's and the leftmost queued task's vruntime.
     pub fn update_min_vruntime(&mut self, curr_vruntime: Option<u64>) {
         let leftmost = self.leftmost().map(|(vruntime, _)| vruntime);
-        let candidate = match (curr_vruntime, leftmost) {
-            (Some(curr), Some(left)) => Some(curr.min(left)),
-            (Some(curr), None) => Some(curr),
-            (None, Some(left)) => Some(left),
-            (None, None) => None,
-        };
-        if let Some(candidate) = candidate {
-            self.min_vruntime = self.min_vruntime.max(candidate);
-        }
+        self.min_vruntime = next_min_vruntime(self.min_vruntime, curr_vruntime, leftmost);
     }
+}
+
+/// `update_min_vruntime()` of any cfs_rq: the smaller of the current entity's and the
+/// leftmost queued entity's vruntime, never going backwards.
+pub fn next_min_vruntime(min_vruntime: u64, curr: Option<u64>, leftmost: Option<u64>) -> u64 {
+    let candidate = match (curr, leftmost) {
+        (Some(curr), Some(left)) => Some(curr.min(left)),
+        (one, other) => one.or(other),
+    };
+    candidate.map_or(min_vruntime, |candidate| min_vruntime.max(candidate))
 }

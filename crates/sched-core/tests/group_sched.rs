@@ -11,6 +11,17 @@ fn pinned_hogs(comm: &str, count: u32) -> serde_json::Value {
             {"op": "run", "duration": {"dist": "fixed", "us": 1000.0}}, {"op": "complete"}]}]}]})
 }
 
+/// Each workload's share of the loops done in a run.
+fn shares_of_work(spec: &sched_core::Scenario) -> Vec<f64> {
+    let loops: Vec<f64> = run(spec)
+        .throughput_by_workload
+        .iter()
+        .map(|workload| workload.values[0].value)
+        .collect();
+    let total: f64 = loops.iter().sum();
+    loops.iter().map(|done| done / total).collect()
+}
+
 /// Loops done by each workload of a 1 s run with two cgroups on one CPU.
 fn share_of_cpu0(cgroups: serde_json::Value, hogs: [u32; 2]) -> [f64; 2] {
     let text = serde_json::json!({
@@ -21,14 +32,8 @@ fn share_of_cpu0(cgroups: serde_json::Value, hogs: [u32; 2]) -> [f64; 2] {
     });
     let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
     assert!(spec.check().is_empty(), "{:?}", spec.check());
-    let summary = run(&spec);
-    let loops: Vec<f64> = summary
-        .throughput_by_workload
-        .iter()
-        .map(|workload| workload.values[0].value)
-        .collect();
-    let total = loops[0] + loops[1];
-    [loops[0] / total, loops[1] / total]
+    let shares = shares_of_work(&spec);
+    [shares[0], shares[1]]
 }
 
 /// CFS shares a CPU between groups first, then between the tasks of each group:
@@ -72,13 +77,7 @@ fn a_group_is_one_entity_among_root_tasks() {
         "workloads": [pinned_hogs("a", 4), pinned_hogs("root", 2)]
     });
     let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
-    let summary = run(&spec);
-    let loops: Vec<f64> = summary
-        .throughput_by_workload
-        .iter()
-        .map(|workload| workload.values[0].value)
-        .collect();
-    let group = loops[0] / (loops[0] + loops[1]);
+    let group = shares_of_work(&spec)[0];
     assert!(
         (0.28..0.39).contains(&group),
         "the group's four tasks have {group:.3} of the CPU against two root tasks"
@@ -121,23 +120,26 @@ fn the_weighted_cgroup_scenario_gives_web_its_share() {
         let mut spec = base.clone();
         spec.seed = seed;
         spec.cgroups[1].cpu_weight = Some(weight);
-        let summary = run(&spec);
-        let loops: Vec<f64> = summary
-            .throughput_by_workload
-            .iter()
-            .map(|workload| workload.values[0].value)
-            .collect();
-        loops[1] / (loops[0] + loops[1])
+        shares_of_work(&spec)[1]
     };
     let mut heavy = Vec::new();
     let mut even = Vec::new();
     for seed in 1..=5 {
         let (w300, w100) = (web_share(300, seed), web_share(100, seed));
-        assert!(w300 > w100 + 0.15, "seed {seed}: /web {w300:.3} at 300, {w100:.3} at 100");
+        assert!(
+            w300 > w100 + 0.15,
+            "seed {seed}: /web {w300:.3} at 300, {w100:.3} at 100"
+        );
         heavy.push(w300);
         even.push(w100);
     }
     let (heavy, even) = (median(heavy), median(even));
-    assert!((0.65..0.78).contains(&heavy), "median /web share at weight 300: {heavy:.3}");
-    assert!((0.40..0.52).contains(&even), "median /web share at weight 100: {even:.3}");
+    assert!(
+        (0.65..0.78).contains(&heavy),
+        "median /web share at weight 300: {heavy:.3}"
+    );
+    assert!(
+        (0.40..0.52).contains(&even),
+        "median /web share at weight 100: {even:.3}"
+    );
 }
