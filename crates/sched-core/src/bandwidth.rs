@@ -333,13 +333,35 @@ impl Simulator {
         op: StructOp,
         delta: i32,
     ) {
+        self.walk_group_levels(task_id, cpu, by, Some(op), delta);
+    }
+
+    /// Undoes a dequeue's counts without a kernel operation: a task that blocked and
+    /// was woken in the same instant, before leaving its CPU (`ttwu_runnable()`: the
+    /// kernel had not dequeued it).
+    pub(crate) fn recount_group_entities(&mut self, task_id: TaskId, cpu: CpuId) {
+        self.walk_group_levels(task_id, cpu, cpu, None, 1);
+    }
+
+    fn walk_group_levels(
+        &mut self,
+        task_id: TaskId,
+        cpu: CpuId,
+        by: CpuId,
+        op: Option<StructOp>,
+        delta: i32,
+    ) {
         let Some(leaf) = self.tasks[task_id.0 as usize].cgroup else {
-            self.struct_layout_touch(op, by, cpu, Some(Se::Task(task_id)), Rq::Root);
+            if let Some(op) = op {
+                self.struct_layout_touch(op, by, cpu, Some(Se::Task(task_id)), Rq::Root);
+            }
             return;
         };
         // The task's own entity on its group's cfs_rq, then each group entity on its
         // parent's cfs_rq (the root's for a top-level group).
-        self.struct_layout_touch(op, by, cpu, Some(Se::Task(task_id)), Rq::Group(leaf));
+        if let Some(op) = op {
+            self.struct_layout_touch(op, by, cpu, Some(Se::Task(task_id)), Rq::Group(leaf));
+        }
         let mut group = Some(leaf);
         let mut levels = 0u64;
         while let Some(g) = group {
@@ -358,11 +380,15 @@ impl Simulator {
                     self.return_cfs_rq_runtime(g, idx);
                 }
             }
-            self.struct_layout_touch(op, by, cpu, Some(Se::Group(g)), Rq::of(parent));
+            if let Some(op) = op {
+                self.struct_layout_touch(op, by, cpu, Some(Se::Group(g)), Rq::of(parent));
+            }
             levels += 1;
             group = parent;
         }
-        self.charge_overhead(by, levels * GROUP_SE_LEVEL_NS);
+        if op.is_some() {
+            self.charge_overhead(by, levels * GROUP_SE_LEVEL_NS);
+        }
     }
 
     /// `list_add_leaf_cfs_rq()`.

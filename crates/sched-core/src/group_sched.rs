@@ -23,7 +23,11 @@
 //!
 //! Simplifications (also in docs/MODEL-STATUS.md):
 //! - group shares use the runnable weight of each cfs_rq, not its PELT load average
-//!   (`tg->load_avg`), so they follow load changes at once;
+//!   (`tg->load_avg`), so they follow load changes at once; an emptied cfs_rq keeps
+//!   its last share;
+//! - entities with equal vruntimes are ordered by id (tasks before groups), not
+//!   first in, first out;
+//! - `wake_affine_weight` and `find_idlest_group`'s blocked load use task weights;
 //! - a group entity that joins its cfs_rq again is placed as a waking sleeper
 //!   (`place_entity` with half a latency of credit), whatever the reason;
 //! - the balancer's loads are weights, not PELT averages, as without groups: a
@@ -144,6 +148,16 @@ impl Simulator {
             .map_or(0, |g| self.groups[g as usize].depth)
     }
 
+    /// Whether an entity is queued on its cfs_rq on `cpu` (`se->on_rq`).
+    fn ent_on_rq(&self, gs: &GroupSched, ent: Ent, cpu: CpuId) -> bool {
+        if ent & GROUP_ENT != 0 {
+            gs.ses[gs.se_index(ent & !GROUP_ENT, cpu)].on_rq
+        } else {
+            matches!(self.tasks[ent as usize].state,
+                TaskState::Queued(on) | TaskState::Running(on) if on == cpu)
+        }
+    }
+
     /// (vruntime, weight) of an entity on `cpu`.
     fn ent_key(&self, gs: &GroupSched, ent: Ent, cpu: CpuId) -> (u64, u64) {
         if ent & GROUP_ENT != 0 {
@@ -239,6 +253,13 @@ impl Simulator {
                 let se = gs.se_index(ent & !GROUP_ENT, cpu);
                 gs.ses[se].on_rq = false;
             }
+            // dequeue_entity() → update_min_vruntime(), with the current entity if it
+            // is still queued.
+            let curr = gs.rqs[idx]
+                .curr
+                .filter(|&curr| self.ent_on_rq(&gs, curr, cpu));
+            let curr_vruntime = curr.map(|curr| self.ent_key(&gs, curr, cpu).0);
+            gs.rqs[idx].update_min_vruntime(curr_vruntime);
             match group {
                 Some(g) if emptied => ent = g | GROUP_ENT,
                 _ => break,
@@ -289,6 +310,12 @@ impl Simulator {
         while let Some(g) = group {
             let tg = &self.groups[g as usize];
             let load = gs.rqs[gs.rq_index(Some(g), cpu)].load;
+            if load == 0 {
+                // An emptied cfs_rq keeps its share while its load average decays
+                // (`calc_group_shares` takes the larger of weight and load_avg).
+                group = tg.parent;
+                continue;
+            }
             let tg_load = gs.load_sum[g as usize];
             let shares = (tg.shares * load).checked_div(tg_load).unwrap_or(0);
             let shares = shares.clamp(MIN_SHARES, tg.shares.max(MIN_SHARES));
@@ -313,13 +340,7 @@ impl Simulator {
             let Some(ent) = gs.rqs[idx].curr.take() else {
                 break;
             };
-            let on_rq = if ent & GROUP_ENT != 0 {
-                gs.ses[gs.se_index(ent & !GROUP_ENT, cpu)].on_rq
-            } else {
-                matches!(self.tasks[ent as usize].state,
-                    TaskState::Queued(on) | TaskState::Running(on) if on == cpu)
-            };
-            if on_rq {
+            if self.ent_on_rq(&gs, ent, cpu) {
                 let (vruntime, _) = self.ent_key(&gs, ent, cpu);
                 gs.rqs[idx].queue.insert((vruntime, ent));
             }
@@ -346,11 +367,15 @@ impl Simulator {
     }
 
     /// `set_next_entity()` at every level of the picked task's path: each entity
-    /// leaves its tree and becomes its cfs_rq's current one.
-    pub(crate) fn group_set_next(&mut self, task_id: TaskId, cpu: CpuId) {
+    /// leaves its tree and becomes its cfs_rq's current one. A group entity that was
+    /// already current there (an ancestor of `prev`, the task that ran last) keeps
+    /// its slice: `pick_next_task_fair` calls `set_next_entity` only below the
+    /// common ancestor of `prev` and the next task.
+    pub(crate) fn group_set_next(&mut self, task_id: TaskId, prev: Option<TaskId>, cpu: CpuId) {
         let Some(mut gs) = self.group_sched.take() else {
             return;
         };
+        let prev_group = prev.and_then(|prev| self.tasks[prev.0 as usize].cgroup);
         let mut ent = task_id.0;
         loop {
             let group = self.ent_cfs_rq(ent);
@@ -360,11 +385,24 @@ impl Simulator {
             rq.queue.remove(&(vruntime, ent));
             rq.curr = Some(ent);
             let Some(g) = group else { break };
-            let se = gs.se_index(g, cpu);
-            gs.ses[se].prev_sum_exec_runtime = gs.ses[se].sum_exec_runtime;
+            if !self.group_is_within(prev_group, g) {
+                let se = gs.se_index(g, cpu);
+                gs.ses[se].prev_sum_exec_runtime = gs.ses[se].sum_exec_runtime;
+            }
             ent = g | GROUP_ENT;
         }
         self.group_sched = Some(gs);
+    }
+
+    /// Whether `group` is `leaf` or one of its ancestors.
+    fn group_is_within(&self, mut leaf: Option<u32>, group: u32) -> bool {
+        while let Some(g) = leaf {
+            if g == group {
+                return true;
+            }
+            leaf = self.groups[g as usize].parent;
+        }
+        false
     }
 
     /// `update_curr()` at every level above the running task: each group entity's
@@ -555,6 +593,9 @@ impl Simulator {
                 }
             }
         }
+        // Runnable tasks under each group on each CPU, against `h_nr_running`.
+        let n_groups = self.groups.len();
+        let mut runnable = vec![0u32; self.rqs.len() * n_groups];
         for (idx, task) in self.tasks.iter().enumerate() {
             if let TaskState::Queued(cpu) = task.state {
                 let rq = &gs.rqs[gs.rq_index(task.cgroup, cpu)];
@@ -564,6 +605,35 @@ impl Simulator {
                         task.pid.0
                     ));
                 }
+            }
+            if let TaskState::Queued(cpu) | TaskState::Running(cpu) = task.state {
+                let mut group = task.cgroup;
+                while let Some(g) = group {
+                    runnable[cpu.0 as usize * n_groups + g as usize] += 1;
+                    group = self.groups[g as usize].parent;
+                }
+            }
+        }
+        for cpu_idx in 0..self.rqs.len() {
+            for g in 0..n_groups as u32 {
+                let counted = self.group_rq(g, CpuId(cpu_idx as u32)).h_nr_running;
+                let found = runnable[cpu_idx * n_groups + g as usize];
+                if counted != found {
+                    return Err(format!(
+                        "CPU {cpu_idx}: group {g}'s h_nr_running {counted} with {found} runnable tasks under it"
+                    ));
+                }
+            }
+        }
+        for g in 0..n_groups as u32 {
+            let sum: u64 = (0..self.rqs.len())
+                .map(|cpu| gs.rqs[gs.rq_index(Some(g), CpuId(cpu as u32))].load)
+                .sum();
+            if sum != gs.load_sum[g as usize] {
+                return Err(format!(
+                    "group {g}: load sum {} but its cfs_rqs weigh {sum}",
+                    gs.load_sum[g as usize]
+                ));
             }
         }
         Ok(())

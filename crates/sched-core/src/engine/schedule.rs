@@ -85,7 +85,7 @@ impl Simulator {
         if let Some(next_id) = next {
             let vruntime = self.tasks[next_id.0 as usize].vruntime;
             self.rqs[cpu_idx].remove(vruntime, next_id);
-            self.group_set_next(next_id, cpu);
+            self.group_set_next(next_id, prev, cpu);
             // set_next_entity() at each level.
             self.walk_group_entities(next_id, cpu, cpu, StructOp::SetNext, 0);
             if prev != next {
@@ -149,8 +149,14 @@ impl Simulator {
             if let Some(task_id) = next {
                 // The same task goes on running: no switch is traced.
                 self.tasks[task_id.0 as usize].state = TaskState::Running(cpu);
+                let grouped = self.group_sched.is_some();
                 let task = &mut self.tasks[task_id.0 as usize];
-                task.prev_sum_exec_runtime = task.sum_exec_runtime;
+                if !grouped {
+                    // Simplification of the flat pick: the task starts a new slice.
+                    // With groups, as in the kernel, `pick_next_task_fair` does not
+                    // call `set_next_entity` when `prev` is picked again.
+                    task.prev_sum_exec_runtime = task.sum_exec_runtime;
+                }
                 let starts = task.charged_until;
                 if starts > self.now {
                     // Still inside its switch-in: it starts when that is done.

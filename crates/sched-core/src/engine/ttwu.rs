@@ -99,6 +99,7 @@ impl Simulator {
             rq.load_weight += weight;
             self.touch(prev_cpu);
             self.group_enqueue(task_id, prev_cpu);
+            self.recount_group_entities(task_id, prev_cpu);
             self.emit(
                 waker_cpu,
                 TraceKind::SchedWakeup,
