@@ -48,6 +48,9 @@ async function dragField(page: Page, drawing: Locator, field: string, onto: stri
 }
 
 test('the struct layout lab and the cgroup tree: throttled groups, layouts compared, a field dragged and moved by key, a bad order refused', async ({ page }) => {
+  // Six re-runs of a cgroup tree from the same seed: longer than the default minute
+  // when the suite's other worker is busy too.
+  test.setTimeout(150_000);
   await openApp(page);
   const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
   await editor.fill(SCENARIO);
