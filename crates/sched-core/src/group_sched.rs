@@ -192,7 +192,8 @@ impl Simulator {
 
     /// `enqueue_task_fair()`'s entity loop: the task's entity joins its cfs_rq, then
     /// each group entity whose cfs_rq was empty joins its parent's, placed like a
-    /// waking sleeper; the shares along the path are recomputed.
+    /// waking sleeper; the shares along the path are recomputed. The caller then
+    /// brings the CPU's cached figures up to date (`touch`, `note_cpu_state`).
     pub(crate) fn group_enqueue(&mut self, task_id: TaskId, cpu: CpuId) {
         let Some(mut gs) = self.group_sched.take() else {
             return;
@@ -227,7 +228,6 @@ impl Simulator {
         }
         self.update_cfs_groups(&mut gs, self.tasks[task_id.0 as usize].cgroup, cpu);
         self.group_sched = Some(gs);
-        self.note_group_sums(cpu);
     }
 
     /// `dequeue_task_fair()`'s entity loop: the task's entity leaves its cfs_rq, and
@@ -267,7 +267,6 @@ impl Simulator {
         }
         self.update_cfs_groups(&mut gs, self.tasks[task_id.0 as usize].cgroup, cpu);
         self.group_sched = Some(gs);
-        self.note_group_sums(cpu);
     }
 
     /// A runqueue's load as the balancer reads it: with groups, its root cfs_rq's

@@ -363,8 +363,8 @@ fn cpu_weight_sets_the_share() {
     );
 }
 
-/// Without cgroups every task is its own entity on the root: two tasks in the root
-/// against one task in a group of weight 100 get a third each.
+/// A group is one entity among the root's tasks: its four tasks together get about
+/// a third of the CPU against two tasks in the root (flat, they would get two thirds).
 #[test]
 fn a_group_is_one_entity_among_root_tasks() {
     let text = serde_json::json!({

@@ -19,8 +19,8 @@ impl Simulator {
         rq.insert(vruntime, task_id);
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
-        self.touch(cpu);
         self.group_enqueue(task_id, cpu);
+        self.touch(cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Enqueue, 1);
         if self.shared_runq.spec.mode == SharedRunqMode::All {
             self.shared_runq_enqueue(task_id, cpu, by, ShardSite::EnqueueEntity);
@@ -115,8 +115,8 @@ impl Simulator {
         rq.remove(vruntime, task_id);
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
-        self.touch(cpu);
         self.group_dequeue(task_id, cpu);
+        self.touch(cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Dequeue, -1);
         let site = self.dequeue_site();
         self.shared_runq_dequeue(task_id, by, site);

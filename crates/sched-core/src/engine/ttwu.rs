@@ -97,8 +97,8 @@ impl Simulator {
             let rq = &mut self.rqs[prev_cpu.0 as usize];
             rq.nr_running += 1;
             rq.load_weight += weight;
-            self.touch(prev_cpu);
             self.group_enqueue(task_id, prev_cpu);
+            self.touch(prev_cpu);
             self.recount_group_entities(task_id, prev_cpu);
             self.emit(
                 waker_cpu,
