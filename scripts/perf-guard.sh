@@ -7,14 +7,21 @@
 #     (the target is 1.3x);
 #   - the schbench scenario on 512 CPUs at most 1.9x what it costs on 40 (target 1.5x);
 #   - hackbench on 32 CPUs at most 2,600 instructions per event (about 1.75x today's).
-# Usage: bash scripts/perf-guard.sh [--json FILE]   (writes the figures as JSON too)
+# With --with-cgroups (as `npm run bench` runs it), the cgroup tree of 1,056 groups may
+# cost at most 1.3x per event what 110 groups cost (the target: flat).
+# Usage: bash scripts/perf-guard.sh [--json FILE] [--with-cgroups]   (--json writes the figures as JSON too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 json_out=""
-if [ "${1:-}" = "--json" ]; then
-  json_out=$2
-fi
+with_cgroups=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --json) json_out=$2; shift 2 ;;
+    --with-cgroups) with_cgroups=1; shift ;;
+    *) echo "perf-guard: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 command -v valgrind >/dev/null || { echo "perf-guard: valgrind is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 cargo build --release -q -p sched-cli
 bin=target/release/schedlab
@@ -28,6 +35,13 @@ cases=(
   "schbench-40|sis-schbench-t19 --set duration_ms=300"
   "schbench-512|sis-schbench-t19 --set duration_ms=300 --set topology.preset=zen4-2s128c --set workloads.0.worker_threads=255"
 )
+if [ "$with_cgroups" = 1 ]; then
+  # The cgroup trees of `npm run bench` (about 3,000 tasks on 256 CPUs), 150 ms each.
+  cases+=(
+    "cgroups-110|cgroup-d3w10 --set duration_ms=150 --set workloads.0.depth=2 --set workloads.0.leaf.message_threads=10"
+    "cgroups-1056|cgroup-d3w10 --set duration_ms=150 --set workloads.0.depth=2 --set workloads.0.width=32"
+  )
+fi
 for entry in "${cases[@]}"; do
   name=${entry%%|*}
   # shellcheck disable=SC2086 # the arguments are words
@@ -54,6 +68,9 @@ const checks = [
   ['hackbench, 512 CPUs against 32', per['hackbench-512'].per_event / per['hackbench-32'].per_event, 1.6],
   ['schbench, 512 CPUs against 40', per['schbench-512'].per_event / per['schbench-40'].per_event, 1.9],
 ];
+if (per['cgroups-110']) {
+  checks.push(['cgroup tree, 1056 groups against 110', per['cgroups-1056'].per_event / per['cgroups-110'].per_event, 1.3]);
+}
 const absolute = ['hackbench on 32 CPUs, instructions per event', per['hackbench-32'].per_event, 2600];
 let failed = false;
 for (const [what, value, limit] of [...checks, absolute]) {

@@ -301,15 +301,15 @@ pub(crate) fn preorder(groups: &mut [TaskGroup]) -> Vec<u32> {
 }
 
 impl Simulator {
-    /// CPU-major: one CPU's cfs_rqs are together, as its walks visit them.
+    /// The index of the group's cfs_rq on `cpu` in `group_rqs`, made if need be.
     #[inline]
-    fn grq_index(&self, group: u32, cpu: CpuId) -> usize {
-        cpu.0 as usize * self.groups.len() + group as usize
+    fn grq_index(&mut self, group: u32, cpu: CpuId) -> usize {
+        self.group_rqs.index_of(group as usize, cpu)
     }
 
-    /// The group's cfs_rq on `cpu`.
+    /// The group's cfs_rq on `cpu` (a blank one if never written).
     pub fn group_rq(&self, group: u32, cpu: CpuId) -> &GroupRq {
-        &self.group_rqs[self.grq_index(group, cpu)]
+        self.group_rqs.get(group as usize, cpu)
     }
 
     /// `throttled_hierarchy()`: whether the task's cfs_rq on `cpu`, or one above it,
@@ -397,7 +397,7 @@ impl Simulator {
         rq.on_list = true;
         if !std::mem::replace(&mut rq.listed, true) {
             let parent = self.groups[group as usize].parent;
-            self.leaf_cfs_rqs[cpu.0 as usize].push((group, parent));
+            self.leaf_cfs_rqs[cpu.0 as usize].push((group, parent, idx as u32));
         }
     }
 
@@ -416,9 +416,8 @@ impl Simulator {
 
     /// `__assign_cfs_rq_runtime()`: tops the cfs_rq up towards `target` from its
     /// group's pool; true if it then has runtime.
-    fn assign_cfs_rq_runtime(&mut self, group: u32, idx: usize, target: i64) -> bool {
+    fn assign_cfs_rq_runtime(&mut self, group: u32, cpu: CpuId, idx: usize, target: i64) -> bool {
         let want = (target - self.group_rqs[idx].runtime_remaining).max(0) as u64;
-        let cpu = CpuId((idx / self.groups.len()) as u32);
         let tg = &mut self.groups[group as usize];
         tg.timer_cpu.get_or_insert(cpu);
         let amount = want.min(tg.pool_ns);
@@ -444,7 +443,7 @@ impl Simulator {
             if self.group_rqs[idx].runtime_remaining > 0 || self.group_rqs[idx].throttled {
                 continue;
             }
-            if !self.assign_cfs_rq_runtime(g, idx, CFS_BANDWIDTH_SLICE_NS)
+            if !self.assign_cfs_rq_runtime(g, cpu, idx, CFS_BANDWIDTH_SLICE_NS)
                 && !self.pending_throttle.contains(&(g, cpu))
             {
                 self.pending_throttle.push((g, cpu));
@@ -476,14 +475,16 @@ impl Simulator {
         while let Some(g) = group {
             let tg = &self.groups[g as usize];
             group = tg.parent;
+            if tg.quota_ns.is_none() {
+                continue;
+            }
             let idx = self.grq_index(g, cpu);
-            if tg.quota_ns.is_none()
-                || self.group_rqs[idx].h_nr_running > 0
+            if self.group_rqs[idx].h_nr_running > 0
                 || self.group_rqs[idx].runtime_remaining > 0
             {
                 continue;
             }
-            if !self.assign_cfs_rq_runtime(g, idx, CFS_BANDWIDTH_SLICE_NS) {
+            if !self.assign_cfs_rq_runtime(g, cpu, idx, CFS_BANDWIDTH_SLICE_NS) {
                 self.throttle_cfs_rq(g, cpu);
                 return self.throttled_on(task_id, cpu);
             }
@@ -496,7 +497,7 @@ impl Simulator {
     /// leave the runqueue and wait on it.
     fn throttle_cfs_rq(&mut self, group: u32, cpu: CpuId) {
         let idx = self.grq_index(group, cpu);
-        if self.assign_cfs_rq_runtime(group, idx, 1) {
+        if self.assign_cfs_rq_runtime(group, cpu, idx, 1) {
             return;
         }
         self.group_rqs[idx].throttled = true;
@@ -575,7 +576,7 @@ impl Simulator {
             }
             if self.groups[group as usize].pool_ns > 0 {
                 // runtime = 1 - runtime_remaining: just enough to run again.
-                self.assign_cfs_rq_runtime(group, idx, 1);
+                self.assign_cfs_rq_runtime(group, cpu, idx, 1);
             }
             if self.group_rqs[idx].runtime_remaining > 0 {
                 self.unthrottle_cfs_rq(group, cpu);
@@ -660,8 +661,8 @@ impl Simulator {
         let mut visited = 0;
         let mut kept = 0;
         for pos in 0..list.len() {
-            let (g, parent) = list[pos];
-            let idx = self.grq_index(g, cpu);
+            let (g, parent, idx) = list[pos];
+            let idx = idx as usize;
             if !self.group_rqs[idx].on_list {
                 self.group_rqs[idx].listed = false;
                 continue;
@@ -680,7 +681,7 @@ impl Simulator {
                 rq.on_list = false;
                 rq.listed = false;
             } else {
-                list[kept] = (g, parent);
+                list[kept] = list[pos];
                 kept += 1;
             }
         }

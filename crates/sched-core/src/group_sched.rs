@@ -37,6 +37,7 @@
 
 use crate::cfs::calc_delta_fair;
 use crate::engine::Simulator;
+use crate::group_table::PairTable;
 use crate::task::{TaskId, TaskState};
 use crate::topology::CpuId;
 use crate::trace::Reason;
@@ -87,16 +88,16 @@ pub struct GroupSe {
     pub prev_sum_exec_runtime: u64,
 }
 
-/// The cfs_rqs and group entities of every CPU.
+/// The cfs_rqs and group entities of every CPU, each made when first written
+/// ([`PairTable`]).
 #[derive(Clone, Debug)]
 pub struct GroupSched {
-    /// Per CPU, slot 0 the root cfs_rq and slot `g + 1` group `g`'s: CPU-major.
-    pub rqs: Vec<HierRq>,
-    /// Per CPU, group `g`'s entity at `cpu * n_groups + g`.
-    pub ses: Vec<GroupSe>,
+    /// Per CPU, column 0 the root cfs_rq and column `g + 1` group `g`'s.
+    pub rqs: PairTable<HierRq>,
+    /// Per CPU, group `g`'s entity in column `g`.
+    pub ses: PairTable<GroupSe>,
     /// Per group, the load of its cfs_rqs over all CPUs (`tg->load_avg`).
     pub load_sum: Vec<u64>,
-    n_groups: usize,
 }
 
 impl GroupSched {
@@ -106,23 +107,46 @@ impl GroupSched {
             weight: crate::task::NICE_0_LOAD,
             ..GroupSe::default()
         };
+        let mut rqs = PairTable::new(n_cpus, n_groups + 1, HierRq::default());
+        // The root cfs_rqs first: CPU `c`'s is record `c`.
+        for cpu in 0..n_cpus {
+            rqs.index_of(0, CpuId(cpu as u32));
+        }
         GroupSched {
-            rqs: vec![HierRq::default(); n_cpus * (n_groups + 1)],
-            ses: vec![se; n_cpus * n_groups],
+            rqs,
+            ses: PairTable::new(n_cpus, n_groups, se),
             load_sum: vec![0; n_groups],
-            n_groups,
+        }
+    }
+
+    /// The index of the cfs_rq of `group` (None: the root) on `cpu`, made if need be.
+    #[inline]
+    pub fn rq_index(&mut self, group: Option<u32>, cpu: CpuId) -> usize {
+        match group {
+            None => cpu.0 as usize,
+            Some(g) => self.rqs.index_of(g as usize + 1, cpu),
         }
     }
 
     /// The cfs_rq of `group` (None: the root) on `cpu`.
     #[inline]
-    pub fn rq_index(&self, group: Option<u32>, cpu: CpuId) -> usize {
-        cpu.0 as usize * (self.n_groups + 1) + group.map_or(0, |g| g as usize + 1)
+    pub fn rq(&self, group: Option<u32>, cpu: CpuId) -> &HierRq {
+        match group {
+            None => &self.rqs[cpu.0 as usize],
+            Some(g) => self.rqs.get(g as usize + 1, cpu),
+        }
     }
 
+    /// The index of group `group`'s entity on `cpu`, made if need be.
     #[inline]
-    pub fn se_index(&self, group: u32, cpu: CpuId) -> usize {
-        cpu.0 as usize * self.n_groups + group as usize
+    pub fn se_index(&mut self, group: u32, cpu: CpuId) -> usize {
+        self.ses.index_of(group as usize, cpu)
+    }
+
+    /// Group `group`'s entity on `cpu`.
+    #[inline]
+    pub fn se(&self, group: u32, cpu: CpuId) -> &GroupSe {
+        self.ses.get(group as usize, cpu)
     }
 }
 
@@ -151,7 +175,7 @@ impl Simulator {
     /// Whether an entity is queued on its cfs_rq on `cpu` (`se->on_rq`).
     fn ent_on_rq(&self, gs: &GroupSched, ent: Ent, cpu: CpuId) -> bool {
         if ent & GROUP_ENT != 0 {
-            gs.ses[gs.se_index(ent & !GROUP_ENT, cpu)].on_rq
+            gs.se(ent & !GROUP_ENT, cpu).on_rq
         } else {
             matches!(self.tasks[ent as usize].state,
                 TaskState::Queued(on) | TaskState::Running(on) if on == cpu)
@@ -161,7 +185,7 @@ impl Simulator {
     /// (vruntime, weight) of an entity on `cpu`.
     fn ent_key(&self, gs: &GroupSched, ent: Ent, cpu: CpuId) -> (u64, u64) {
         if ent & GROUP_ENT != 0 {
-            let se = &gs.ses[gs.se_index(ent & !GROUP_ENT, cpu)];
+            let se = gs.se(ent & !GROUP_ENT, cpu);
             (se.vruntime, se.weight)
         } else {
             let task = &self.tasks[ent as usize];
@@ -175,15 +199,15 @@ impl Simulator {
         match &self.group_sched {
             Some(gs) => {
                 let group = self.tasks[task_id.0 as usize].cgroup;
-                gs.rqs[gs.rq_index(group, cpu)].min_vruntime
+                gs.rq(group, cpu).min_vruntime
             }
             None => self.rqs[cpu.0 as usize].min_vruntime,
         }
     }
 
-    /// Moves a cfs_rq's load by `delta`, and its group's sum over all CPUs.
-    fn add_rq_load(gs: &mut GroupSched, group: Option<u32>, cpu: CpuId, delta: i64) {
-        let idx = gs.rq_index(group, cpu);
+    /// Moves the load of a cfs_rq (record `idx` of `group`) by `delta`, and its
+    /// group's sum over all CPUs.
+    fn add_rq_load(gs: &mut GroupSched, idx: usize, group: Option<u32>, delta: i64) {
         gs.rqs[idx].load = gs.rqs[idx].load.wrapping_add_signed(delta);
         if let Some(g) = group {
             gs.load_sum[g as usize] = gs.load_sum[g as usize].wrapping_add_signed(delta);
@@ -209,7 +233,7 @@ impl Simulator {
                 debug_assert!(fresh, "entity queued twice");
             }
             rq.nr_running += 1;
-            Self::add_rq_load(&mut gs, group, cpu, weight as i64);
+            Self::add_rq_load(&mut gs, idx, group, weight as i64);
             if ent & GROUP_ENT != 0 {
                 let se = gs.se_index(ent & !GROUP_ENT, cpu);
                 gs.ses[se].on_rq = true;
@@ -248,7 +272,7 @@ impl Simulator {
             }
             rq.nr_running -= 1;
             let emptied = rq.nr_running == 0;
-            Self::add_rq_load(&mut gs, group, cpu, -(weight as i64));
+            Self::add_rq_load(&mut gs, idx, group, -(weight as i64));
             if ent & GROUP_ENT != 0 {
                 let se = gs.se_index(ent & !GROUP_ENT, cpu);
                 gs.ses[se].on_rq = false;
@@ -274,7 +298,7 @@ impl Simulator {
     /// tasks' weights.
     pub(crate) fn cfs_load(&self, cpu: CpuId) -> u64 {
         match &self.group_sched {
-            Some(gs) => gs.rqs[gs.rq_index(None, cpu)].load,
+            Some(gs) => gs.rq(None, cpu).load,
             None => self.rqs[cpu.0 as usize].load_weight,
         }
     }
@@ -291,14 +315,14 @@ impl Simulator {
         loop {
             let (_, weight) = self.ent_key(gs, ent, cpu);
             let group = self.ent_cfs_rq(ent);
-            let load = gs.rqs[gs.rq_index(group, cpu)].load.max(1);
+            let load = gs.rq(group, cpu).load.max(1);
             share *= weight as f64 / load as f64;
             match group {
                 Some(g) => ent = g | GROUP_ENT,
                 None => break,
             }
         }
-        let root = gs.rqs[gs.rq_index(None, cpu)].load;
+        let root = gs.rq(None, cpu).load;
         (root as f64 * share) as u64
     }
 
@@ -308,7 +332,7 @@ impl Simulator {
     fn update_cfs_groups(&self, gs: &mut GroupSched, mut group: Option<u32>, cpu: CpuId) {
         while let Some(g) = group {
             let tg = &self.groups[g as usize];
-            let load = gs.rqs[gs.rq_index(Some(g), cpu)].load;
+            let load = gs.rq(Some(g), cpu).load;
             if load == 0 {
                 // An emptied cfs_rq keeps its share while its load average decays
                 // (`calc_group_shares` takes the larger of weight and load_avg).
@@ -321,7 +345,8 @@ impl Simulator {
             let se = gs.se_index(g, cpu);
             let old = std::mem::replace(&mut gs.ses[se].weight, shares);
             if gs.ses[se].on_rq && old != shares {
-                Self::add_rq_load(gs, tg.parent, cpu, shares as i64 - old as i64);
+                let parent_idx = gs.rq_index(tg.parent, cpu);
+                Self::add_rq_load(gs, parent_idx, tg.parent, shares as i64 - old as i64);
             }
             group = tg.parent;
         }
@@ -355,13 +380,13 @@ impl Simulator {
     /// down to a task.
     pub(crate) fn group_pick(&self, cpu: CpuId) -> Option<TaskId> {
         let gs = self.group_sched.as_ref()?;
-        let mut idx = gs.rq_index(None, cpu);
+        let mut group = None;
         loop {
-            let &(_, ent) = gs.rqs[idx].queue.first()?;
+            let &(_, ent) = gs.rq(group, cpu).queue.first()?;
             if ent & GROUP_ENT == 0 {
                 return Some(TaskId(ent));
             }
-            idx = gs.rq_index(Some(ent & !GROUP_ENT), cpu);
+            group = Some(ent & !GROUP_ENT);
         }
     }
 
@@ -441,11 +466,11 @@ impl Simulator {
         while let Some(e) = ent {
             let (_, weight) = self.ent_key(gs, e, cpu);
             let entity_on_rq = if e & GROUP_ENT != 0 {
-                gs.ses[gs.se_index(e & !GROUP_ENT, cpu)].on_rq
+                gs.se(e & !GROUP_ENT, cpu).on_rq
             } else {
                 on_rq
             };
-            let rq = &gs.rqs[gs.rq_index(self.ent_cfs_rq(e), cpu)];
+            let rq = gs.rq(self.ent_cfs_rq(e), cpu);
             let load = rq.load + if entity_on_rq { 0 } else { weight };
             if load > 0 {
                 slice = slice * weight as u128 / load as u128;
@@ -478,7 +503,7 @@ impl Simulator {
     /// `check_preempt_tick()` of entity `ent`, current on its cfs_rq.
     fn check_preempt_tick(&self, ent: Ent, cpu: CpuId) -> Option<Reason> {
         let gs = self.group_sched.as_ref()?;
-        let rq = &gs.rqs[gs.rq_index(self.ent_cfs_rq(ent), cpu)];
+        let rq = gs.rq(self.ent_cfs_rq(ent), cpu);
         if rq.nr_running <= 1 {
             return None;
         }
@@ -486,7 +511,7 @@ impl Simulator {
             .group_sched_slice(ent, true, cpu)
             .min(self.knobs.sched_latency_ns);
         let (ran, vruntime) = if ent & GROUP_ENT != 0 {
-            let se = &gs.ses[gs.se_index(ent & !GROUP_ENT, cpu)];
+            let se = gs.se(ent & !GROUP_ENT, cpu);
             (se.sum_exec_runtime - se.prev_sum_exec_runtime, se.vruntime)
         } else {
             let task = &self.tasks[ent as usize];
@@ -551,7 +576,7 @@ impl Simulator {
             let cpu = CpuId(cpu_idx as u32);
             let slots = std::iter::once(None).chain((0..self.groups.len() as u32).map(Some));
             for group in slots {
-                let rq = &gs.rqs[gs.rq_index(group, cpu)];
+                let rq = gs.rq(group, cpu);
                 let mut count = 0u32;
                 let mut load = 0u64;
                 for &(vruntime, ent) in &rq.queue {
@@ -566,7 +591,7 @@ impl Simulator {
                 }
                 if let Some(curr) = rq.curr {
                     let on_rq = if curr & GROUP_ENT != 0 {
-                        gs.ses[gs.se_index(curr & !GROUP_ENT, cpu)].on_rq
+                        gs.se(curr & !GROUP_ENT, cpu).on_rq
                     } else {
                         self.tasks[curr as usize].state == TaskState::Running(cpu)
                     };
@@ -582,7 +607,7 @@ impl Simulator {
                     ));
                 }
                 if let Some(g) = group {
-                    let on_rq = gs.ses[gs.se_index(g, cpu)].on_rq;
+                    let on_rq = gs.se(g, cpu).on_rq;
                     if on_rq != (rq.nr_running > 0) {
                         return Err(format!(
                             "CPU {cpu_idx}: group {g}'s entity on_rq {on_rq} with {} entities on its cfs_rq",
@@ -597,7 +622,7 @@ impl Simulator {
         let mut runnable = vec![0u32; self.rqs.len() * n_groups];
         for (idx, task) in self.tasks.iter().enumerate() {
             if let TaskState::Queued(cpu) = task.state {
-                let rq = &gs.rqs[gs.rq_index(task.cgroup, cpu)];
+                let rq = gs.rq(task.cgroup, cpu);
                 if !rq.queue.contains(&(task.vruntime, idx as u32)) {
                     return Err(format!(
                         "pid {} queued but not in its cfs_rq's tree",
@@ -626,7 +651,7 @@ impl Simulator {
         }
         for g in 0..n_groups as u32 {
             let sum: u64 = (0..self.rqs.len())
-                .map(|cpu| gs.rqs[gs.rq_index(Some(g), CpuId(cpu as u32))].load)
+                .map(|cpu| gs.rq(Some(g), CpuId(cpu as u32)).load)
                 .sum();
             if sum != gs.load_sum[g as usize] {
                 return Err(format!(

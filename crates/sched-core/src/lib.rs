@@ -17,6 +17,7 @@ pub mod engine;
 pub mod event_queue;
 pub mod explain;
 pub mod group_sched;
+pub mod group_table;
 pub mod kernel;
 pub mod lock;
 pub mod metrics;

@@ -225,7 +225,7 @@ impl Simulator {
             })
             .collect();
         let group_preorder = crate::bandwidth::preorder(&mut groups);
-        let group_rqs = vec![crate::bandwidth::GroupRq::default(); groups.len() * n_cpus];
+        let group_rqs = crate::group_table::PairTable::new(n_cpus, groups.len(), crate::bandwidth::GroupRq::default());
         let group_sched = (!groups.is_empty())
             .then(|| Box::new(crate::group_sched::GroupSched::new(n_cpus, groups.len())));
         let layout_model =

@@ -210,16 +210,16 @@ pub struct Simulator {
     memory_bound_cpus: CpuSet,
     /// Task groups (cgroups), for CFS bandwidth control.
     pub groups: Vec<TaskGroup>,
-    /// Each group's `cfs_rq` on each CPU, at `cpu * n_groups + group`.
-    pub(crate) group_rqs: Vec<crate::bandwidth::GroupRq>,
+    /// Each group's `cfs_rq` on each CPU, made when first written.
+    pub(crate) group_rqs: crate::group_table::PairTable<crate::bandwidth::GroupRq>,
     /// The cfs_rqs and group entities of the hierarchical pick (`group_sched`): on
     /// with task groups.
     pub(crate) group_sched: Option<Box<crate::group_sched::GroupSched>>,
     /// The groups depth-first; a group's subtree is a range of it.
     pub(crate) group_preorder: Vec<u32>,
     /// Per CPU, the cfs_rqs with load to decay (`rq->leaf_cfs_rq_list`), each with
-    /// its parent group.
-    pub(crate) leaf_cfs_rqs: Vec<Vec<(u32, Option<u32>)>>,
+    /// its parent group and its record in `group_rqs`.
+    pub(crate) leaf_cfs_rqs: Vec<Vec<(u32, Option<u32>, u32)>>,
     /// cfs_rqs (group, CPU) out of runtime, to throttle at the next scheduling point.
     pub(crate) pending_throttle: Vec<(u32, CpuId)>,
     /// The struct-layout cache-line model (`policy::struct_layout`): on with cgroups
