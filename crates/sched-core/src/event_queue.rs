@@ -60,6 +60,7 @@ impl<E> EventQueue<E> {
         self.heap.push(Reverse(key));
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let Reverse(key) = self.heap.pop()?;
         let slot = (key & ((1 << SLOT_BITS) - 1)) as u32;

@@ -195,6 +195,7 @@ impl Simulator {
 
     /// The `min_vruntime` a task's vruntime is relative to on `cpu`: its own cfs_rq's
     /// with group scheduling, else the runqueue's.
+    #[inline]
     pub fn task_min_vruntime(&self, task_id: TaskId, cpu: CpuId) -> u64 {
         match &self.group_sched {
             Some(gs) => {
@@ -296,6 +297,7 @@ impl Simulator {
     /// A runqueue's load as the balancer reads it: with groups, its root cfs_rq's
     /// (the weights of its root tasks and its groups' shares on this CPU); else its
     /// tasks' weights.
+    #[inline]
     pub(crate) fn cfs_load(&self, cpu: CpuId) -> u64 {
         match &self.group_sched {
             Some(gs) => gs.rq(None, cpu).load,
