@@ -479,9 +479,7 @@ impl Simulator {
                 continue;
             }
             let idx = self.grq_index(g, cpu);
-            if self.group_rqs[idx].h_nr_running > 0
-                || self.group_rqs[idx].runtime_remaining > 0
-            {
+            if self.group_rqs[idx].h_nr_running > 0 || self.group_rqs[idx].runtime_remaining > 0 {
                 continue;
             }
             if !self.assign_cfs_rq_runtime(g, cpu, idx, CFS_BANDWIDTH_SLICE_NS) {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A duration distribution, in microseconds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Dist {
     Fixed {
@@ -190,8 +190,9 @@ fn one() -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ChannelId(pub u32);
 
-/// A flattened program instruction.
-#[derive(Clone, Debug, PartialEq)]
+/// A flattened program instruction: plain data, copied out of the program at each
+/// step.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Instr {
     Run(Dist, bool),
     Spin(Dist),
@@ -203,8 +204,8 @@ pub enum Instr {
     WakeEach(ChannelId, Dist),
     Reset(ChannelId),
     Complete,
-    /// CPU numbers of the new affinity mask.
-    SetAffinity(Vec<u32>),
+    /// The new affinity mask: its CPU numbers are `Program::masks[N]`.
+    SetAffinity(u32),
     /// Fork the next unborn task of this spawn pool.
     Spawn(u32),
     /// Start of a loop; `end` is the index of its `LoopEnd`.
@@ -222,6 +223,8 @@ pub enum Instr {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub instrs: Vec<Instr>,
+    /// The CPU numbers of each `SetAffinity`.
+    pub masks: Vec<Vec<u32>>,
 }
 
 /// Maps channel names to ids; names are scoped by the caller (a workload instance).
@@ -265,14 +268,18 @@ impl ChannelNames {
 
 impl Program {
     pub fn compile(ops: &[Op], channels: &mut ChannelNames) -> Program {
-        let mut instrs = Vec::new();
-        emit(ops, channels, &mut instrs);
-        Program { instrs }
+        let mut program = Program {
+            instrs: Vec::new(),
+            masks: Vec::new(),
+        };
+        emit(ops, channels, &mut program);
+        program
     }
 }
 
-fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
+fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {
     for op in ops {
+        let out = &mut program.instrs;
         match op {
             Op::Run {
                 duration,
@@ -300,9 +307,13 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
             }
             Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
             Op::Complete => out.push(Instr::Complete),
-            Op::SetAffinity { cpus } => out.push(Instr::SetAffinity(
-                crate::cpuset::parse_cpu_list(cpus).unwrap_or_default(),
-            )),
+            Op::SetAffinity { cpus } => {
+                let mask = program.masks.len() as u32;
+                out.push(Instr::SetAffinity(mask));
+                program
+                    .masks
+                    .push(crate::cpuset::parse_cpu_list(cpus).unwrap_or_default());
+            }
             Op::Spawn { pool } => out.push(Instr::Spawn(*pool)),
             Op::Loop { count, body } => {
                 let start = out.len();
@@ -310,7 +321,8 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, out: &mut Vec<Instr>) {
                     count: *count,
                     end: 0,
                 });
-                emit(body, channels, out);
+                emit(body, channels, program);
+                let out = &mut program.instrs;
                 let end = out.len();
                 out.push(Instr::LoopEnd { start });
                 out[start] = Instr::LoopStart { count: *count, end };

@@ -225,7 +225,11 @@ impl Simulator {
             })
             .collect();
         let group_preorder = crate::bandwidth::preorder(&mut groups);
-        let group_rqs = crate::group_table::PairTable::new(n_cpus, groups.len(), crate::bandwidth::GroupRq::default());
+        let group_rqs = crate::group_table::PairTable::new(
+            n_cpus,
+            groups.len(),
+            crate::bandwidth::GroupRq::default(),
+        );
         let group_sched = (!groups.is_empty())
             .then(|| Box::new(crate::group_sched::GroupSched::new(n_cpus, groups.len())));
         let layout_model =
@@ -372,5 +376,6 @@ fn offset_channels(program: Program, base: u32, pool_base: u32) -> Program {
                 other => other,
             })
             .collect(),
+        masks: program.masks,
     }
 }

@@ -18,7 +18,7 @@ impl Simulator {
         let mut steps_without_time = 0u32;
         loop {
             let pc = self.tasks[tidx].pc;
-            let Some(instr) = self.programs[program_idx].instrs.get(pc).cloned() else {
+            let Some(instr) = self.programs[program_idx].instrs.get(pc).copied() else {
                 self.exit_task(task_id, cpu);
                 return;
             };
@@ -143,11 +143,12 @@ impl Simulator {
                         self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
                 }
-                Instr::SetAffinity(cpus) => {
+                Instr::SetAffinity(mask) => {
                     let n_cpus = self.topology.n_cpus();
                     let mask = CpuSet::from_cpus(
                         n_cpus,
-                        cpus.iter()
+                        self.programs[program_idx].masks[mask as usize]
+                            .iter()
                             .filter(|cpu| (**cpu as usize) < n_cpus)
                             .map(|cpu| CpuId(*cpu)),
                     );
