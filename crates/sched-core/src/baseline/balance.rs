@@ -307,12 +307,22 @@ impl Simulator {
         cache_nice_tries: u32,
         idle: IdleType,
     ) -> Detached {
-        let mut candidates: Vec<TaskId> = self.rqs[src.0 as usize]
-            .queued
-            .iter()
-            .map(|(_, task)| *task)
-            .collect();
-        candidates.sort_by_key(|task| (self.tasks[task.0 as usize].last_ran, task.0));
+        // The loop below looks at no more than `sched_nr_migrate` tasks: only those
+        // first ones by last run (then id: every key differs) are kept, in a heap
+        // whose top is the latest of them.
+        let nr_migrate = self.knobs.sched_nr_migrate as usize;
+        let mut first = std::collections::BinaryHeap::with_capacity(nr_migrate + 1);
+        for &(_, task) in self.rqs[src.0 as usize].queued.iter() {
+            let key = (self.tasks[task.0 as usize].last_ran, task.0);
+            if first.len() < nr_migrate {
+                first.push(key);
+            } else if let Some(mut latest) = first.peek_mut() {
+                if key < *latest {
+                    *latest = key;
+                }
+            }
+        }
+        let candidates = first.into_sorted_vec().into_iter().map(|(_, task)| TaskId(task));
         let failed = self.cpus[this_cpu.0 as usize].balance_failed[level];
         let may_move_hot = failed > cache_nice_tries;
         let mut moved = 0u32;
