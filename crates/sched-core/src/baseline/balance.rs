@@ -322,7 +322,10 @@ impl Simulator {
                 }
             }
         }
-        let candidates = first.into_sorted_vec().into_iter().map(|(_, task)| TaskId(task));
+        let candidates = first
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(_, task)| TaskId(task));
         let failed = self.cpus[this_cpu.0 as usize].balance_failed[level];
         let may_move_hot = failed > cache_nice_tries;
         let mut moved = 0u32;
