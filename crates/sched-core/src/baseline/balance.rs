@@ -296,6 +296,8 @@ impl Simulator {
 
     /// `detach_tasks()` then `attach_tasks()`: oldest-run first (the tail of
     /// `cfs_tasks`), at most `sched_nr_migrate` looked at, never emptying the source.
+    /// Simplification: ordered by last run, where `cfs_tasks` also puts a task at its
+    /// head when it is enqueued (a task just woken is looked at last there).
     #[allow(clippy::too_many_arguments)]
     fn detach_and_attach(
         &mut self,
