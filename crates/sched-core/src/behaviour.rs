@@ -284,8 +284,8 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {
             Op::Run {
                 duration,
                 memory_bound,
-            } => out.push(Instr::Run(duration.clone(), *memory_bound)),
-            Op::Sleep { duration } => out.push(Instr::Sleep(duration.clone())),
+            } => out.push(Instr::Run(*duration, *memory_bound)),
+            Op::Sleep { duration } => out.push(Instr::Sleep(*duration)),
             Op::Wait { channel } => out.push(Instr::Wait(channels.id(channel))),
             Op::Post {
                 channel,
@@ -300,10 +300,10 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {
                 let label = channels.label(label);
                 out.push(Instr::Barrier(channels.id(channel), *parties, label));
             }
-            Op::Spin { duration } => out.push(Instr::Spin(duration.clone())),
+            Op::Spin { duration } => out.push(Instr::Spin(*duration)),
             Op::WakeAll { channel } => out.push(Instr::WakeAll(channels.id(channel))),
             Op::WakeEach { channel, each } => {
-                out.push(Instr::WakeEach(channels.id(channel), each.clone()))
+                out.push(Instr::WakeEach(channels.id(channel), *each))
             }
             Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
             Op::Complete => out.push(Instr::Complete),

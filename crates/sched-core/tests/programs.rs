@@ -24,7 +24,7 @@ fn a_spin_on_the_clock_ends_at_its_deadline_while_work_waits_for_the_cpu() {
     let ms50 = Dist::fixed_us(50_000.0);
     // Two 50 ms runs of work on one CPU take 100 ms between them.
     let work = two_on_one_cpu(Op::Run {
-        duration: ms50.clone(),
+        duration: ms50,
         memory_bound: false,
     });
     // Two 50 ms spins sharing the CPU: the second starts its clock at its first
