@@ -312,6 +312,12 @@ impl Simulator {
         self.group_rqs.get(group as usize, cpu)
     }
 
+    /// How many (group, CPU) cfs_rqs the run has written so far: the others are not
+    /// stored.
+    pub fn group_rqs_made(&self) -> usize {
+        self.group_rqs.made()
+    }
+
     /// `throttled_hierarchy()`: whether the task's cfs_rq on `cpu`, or one above it,
     /// is throttled.
     pub(crate) fn throttled_on(&self, task_id: TaskId, cpu: CpuId) -> bool {

@@ -218,6 +218,36 @@ fn bandwidth_is_handed_out_per_cpu_in_slices() {
     assert!(summary.bandwidth.blocked_visits > 0);
 }
 
+/// A tree of 1,056 groups on 256 CPUs stores only the cfs_rqs its run writes, a
+/// small part of the 270,336 (group, CPU) pairs, so memory and the host's cache
+/// follow what the run uses; the others read as blank.
+#[test]
+fn only_the_cfs_rqs_a_run_writes_are_stored() {
+    let mut sim = sched_core::Simulator::new(&scenario(
+        preset("zen3-2s64c"),
+        vec![cgroup_tree(2, 32, 80)],
+        20,
+        1,
+    ))
+    .unwrap();
+    sim.run_to_end();
+    let pairs = sim.groups.len() * 256;
+    let made = sim.group_rqs_made();
+    assert_eq!(pairs, 1056 * 256);
+    assert!(
+        made > 0 && made < pairs / 10,
+        "{made} of {pairs} cfs_rqs stored"
+    );
+    let untouched = (0..sim.groups.len() as u32)
+        .flat_map(|group| (0..256).map(move |cpu| (group, CpuId(cpu))))
+        .filter(|&(group, cpu)| {
+            let rq = sim.group_rq(group, cpu);
+            rq.h_nr_running == 0 && rq.runtime_remaining == 0 && !rq.on_list
+        })
+        .count();
+    assert!(untouched >= pairs - made, "blank reads: {untouched}");
+}
+
 /// A quota on an inner cgroup throttles its whole subtree: two busy loops in
 /// `/batch/x` and `/batch/y` share the half CPU `/batch` may use, and each throttle
 /// walks the three groups.
