@@ -298,6 +298,15 @@ fn a_quota_on_an_inner_cgroup_throttles_its_subtree() {
     }
 }
 
+/// A scenario's check, each error as "path: message".
+fn check_errors(text: serde_json::Value) -> Vec<String> {
+    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
+    spec.check()
+        .into_iter()
+        .map(|error| format!("{}: {}", error.path, error.message))
+        .collect()
+}
+
 #[test]
 fn a_bad_cgroup_list_is_explained() {
     let text = serde_json::json!({
@@ -311,12 +320,7 @@ fn a_bad_cgroup_list_is_explained() {
         "workloads": [{"kind": "schbench", "message_threads": 1, "worker_threads": 1,
             "cputime_us": 100, "sleeptime_us": 100}]
     });
-    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
-    let errors: Vec<String> = spec
-        .check()
-        .into_iter()
-        .map(|error| format!("{}: {}", error.path, error.message))
-        .collect();
+    let errors = check_errors(text);
     assert_eq!(
         errors,
         [
@@ -349,10 +353,11 @@ fn shares_of_work(spec: &sched_core::Scenario) -> Vec<f64> {
     loops.iter().map(|done| done / total).collect()
 }
 
-/// Loops done by each workload of a 1 s run with two cgroups on one CPU.
+/// Each workload's share of the loops done in a 1 s run of two workloads of busy
+/// loops on CPU 0, placed in `cgroups` (a workload in none stays in the root).
 fn share_of_cpu0(cgroups: serde_json::Value, hogs: [u32; 2]) -> [f64; 2] {
     let text = serde_json::json!({
-        "title": "two groups on CPU 0", "seed": 1, "duration_ms": 1000, "kernel": "6.5",
+        "title": "cgroups on CPU 0", "seed": 1, "duration_ms": 1000, "kernel": "6.5",
         "topology": {"preset": "teaching-small"},
         "cgroups": cgroups,
         "workloads": [pinned_hogs("a", hogs[0]), pinned_hogs("b", hogs[1])]
@@ -397,14 +402,10 @@ fn cpu_weight_sets_the_share() {
 /// a third of the CPU against two tasks in the root (flat, they would get two thirds).
 #[test]
 fn a_group_is_one_entity_among_root_tasks() {
-    let text = serde_json::json!({
-        "title": "root and a group", "seed": 1, "duration_ms": 1000, "kernel": "6.5",
-        "topology": {"preset": "teaching-small"},
-        "cgroups": [{"path": "/a", "workloads": [0]}],
-        "workloads": [pinned_hogs("a", 4), pinned_hogs("root", 2)]
-    });
-    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
-    let group = shares_of_work(&spec)[0];
+    let [group, _] = share_of_cpu0(
+        serde_json::json!([{"path": "/a", "workloads": [0]}]),
+        [4, 2],
+    );
     assert!(
         (0.28..0.39).contains(&group),
         "the group's four tasks have {group:.3} of the CPU against two root tasks"
@@ -419,12 +420,7 @@ fn a_bad_cpu_weight_is_explained() {
         "cgroups": [{"path": "/a", "cpu_weight": 0, "workloads": [0]}],
         "workloads": [pinned_hogs("a", 1)]
     });
-    let spec: sched_core::Scenario = serde_json::from_value(text).unwrap();
-    let errors: Vec<String> = spec
-        .check()
-        .into_iter()
-        .map(|error| format!("{}: {}", error.path, error.message))
-        .collect();
+    let errors = check_errors(text);
     assert!(
         errors.contains(&"cgroups.0.cpu_weight: must be between 1 and 10000, got 0".to_string()),
         "{errors:?}"
