@@ -43,7 +43,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N")]
     threads: Option<NonZeroUsize>,
     /// Print each point's settings, seeds, and the median, min and max over seeds of
-    /// every number `run --json` reports, as one JSON object.
+    /// every number `run --json` reports, as one JSON object; `runs` holds each
+    /// seed's own `run --json` summary, in the order of --seeds.
     #[arg(long)]
     json: bool,
 }
@@ -137,6 +138,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
                 "median": spread.median,
                 "min": spread.min,
                 "max": spread.max,
+                "runs": runs,
             })
         })
         .collect();

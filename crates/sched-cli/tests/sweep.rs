@@ -226,6 +226,31 @@ fn a_single_seed_sweep_reports_what_run_reports() {
     assert_eq!(median, &run);
     assert_eq!(&points[0]["min"], &run);
     assert_eq!(&points[0]["max"], &run);
+    assert_eq!(points[0]["runs"], serde_json::json!([run]));
+}
+
+#[test]
+fn each_point_lists_every_seeds_own_run_in_seed_order() {
+    let points = sweep_points(&["--vary", "workloads.0.worker_threads=5", "--seeds", "9,2"]);
+    let runs = points[0]["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2);
+    for (run, seed) in runs.iter().zip([9, 2]) {
+        let (ok, stdout, stderr) = schedlab(&[
+            "run",
+            "teaching-small",
+            "--seed",
+            &seed.to_string(),
+            "--set",
+            "duration_ms=200",
+            "--set",
+            "workloads.0.worker_threads=5",
+            "--json",
+        ]);
+        assert!(ok, "{stderr}");
+        let alone: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(run, &alone, "seed {seed}");
+    }
+    assert_ne!(runs[0]["trace_hash"], runs[1]["trace_hash"]);
 }
 
 #[test]

@@ -228,6 +228,10 @@ impl Simulator {
     /// `load_balance()` at one domain level. Returns true when a task moved.
     fn load_balance(&mut self, this_cpu: CpuId, level: usize, idle: IdleType) -> bool {
         let this_idx = this_cpu.0 as usize;
+        if self.features.sis_util && idle != IdleType::NewlyIdle {
+            // update_sd_lb_stats() ends with update_idle_cpu_scan().
+            self.update_idle_cpu_scan(this_cpu, level);
+        }
         let sd = &self.domains.of(this_cpu)[level];
         let found = match self.features.load_balance {
             LoadBalanceVariant::Load => self.find_busiest_group_load(sd, this_cpu, idle, level),

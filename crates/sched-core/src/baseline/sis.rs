@@ -13,17 +13,45 @@
 //!   any idle CPU); otherwise an idle sibling of the previous CPU and a bounded
 //!   scan (SIS_PROP, or SIS_UTIL from 6.0).
 //!
-//! Simplifications: SIS_UTIL's `nr_idle_scan` is computed from the LLC's current
-//! utilisation at each wakeup (the kernel refreshes it during periodic balancing);
-//! SIS_PROP uses `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
+//! SIS_UTIL's `nr_idle_scan` is refreshed by periodic balancing of the LLC domain
+//! (`update_idle_cpu_scan`), as in the kernel. Simplifications: it starts at the
+//! whole LLC, as if an idle machine had been balanced; SIS_PROP uses `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
 
 use crate::engine::Simulator;
 use crate::explain::{plural, scan_step, CpuState, Recorder, ScanKind, StepDetail};
 use crate::kernel::SisVariant;
 use crate::pelt::CAPACITY_SCALE;
 use crate::task::TaskId;
+use crate::time::SimTime;
 use crate::topology::{CoreId, CpuId};
 use crate::trace::SisStep;
+
+/// SIS_UTIL's per-LLC hint (`sd_llc_shared->nr_idle_scan`) and where it came from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IdleScanHint {
+    /// How many CPUs `select_idle_cpu()` may inspect.
+    pub nr: u32,
+    /// The LLC domain's CPUs when it was set.
+    pub weight: u32,
+    /// `x`: the LLC's utilisation per CPU (0..1024) when it was set.
+    pub per_cpu_util: u32,
+    /// When, and by which CPU's periodic balance; `None` while it is the start value.
+    pub set: Option<(SimTime, CpuId)>,
+}
+
+impl IdleScanHint {
+    /// The start value: the whole LLC, as a periodic balance of an idle machine
+    /// leaves it (the kernel's zeroed `sd_llc_shared` would scan nothing until the
+    /// first periodic balance; the simulated machine is taken as already running).
+    pub fn idle(weight: u32) -> IdleScanHint {
+        IdleScanHint {
+            nr: weight,
+            weight,
+            per_cpu_util: 0,
+            set: None,
+        }
+    }
+}
 
 /// What `select_idle_sibling` found, and how.
 #[derive(Clone, Copy, Debug)]
@@ -447,18 +475,23 @@ impl Simulator {
         if self.features.sis_util {
             // nr = nr_idle_scan + 1, and the loop stops at `!--nr`.
             let limit = self.sis_util_scan_limit(llc);
-            self.explain(move |sim, rec| {
-                let cpus = &sim.topology.llc_cpus[llc as usize];
-                let weight = cpus.len() as f64;
-                let util: f64 = cpus.iter().map(|cpu| sim.cpu_util(cpu)).sum();
-                let fraction = (util / (weight * CAPACITY_SCALE)).min(1.0);
+            let hint = self.llc_idle_scan[llc as usize];
+            self.explain(move |_, rec| {
+                let fraction = hint.per_cpu_util as f64 / CAPACITY_SCALE;
+                let source = match hint.set {
+                    Some((at, cpu)) => format!(
+                        "CPU {}'s periodic balance of LLC {llc} at {at} saw it {:.0} % utilised",
+                        cpu.0,
+                        fraction * 100.0
+                    ),
+                    None => format!("no periodic balance of LLC {llc} yet: the idle start value"),
+                };
                 rec.push(StepDetail::ScanBound {
                     feature: "SIS_UTIL",
                     limit,
                     why: format!(
-                        "LLC {llc} is {:.0} % utilised: nr_idle_scan = {} CPUs x (1 - ({fraction:.2} x 1.17)^2) = {limit}",
-                        fraction * 100.0,
-                        cpus.len()
+                        "{source}: nr_idle_scan = {} CPUs x (1 - ({fraction:.2} x 1.17)^2) = {limit}",
+                        hint.weight
                     ),
                 });
             });
@@ -525,17 +558,41 @@ impl Simulator {
         false
     }
 
-    /// SIS_UTIL (`update_idle_cpu_scan()`): with `x` the LLC's average utilisation
-    /// and `pct` the imbalance percentage (117), scan `llc_weight * (1 - (x * pct /
-    /// 100)^2)` CPUs; none from about 85 % busy.
+    /// SIS_UTIL's bound: the LLC's `nr_idle_scan`, as the last periodic balance of
+    /// the LLC domain set it.
     pub(crate) fn sis_util_scan_limit(&self, llc: u32) -> u32 {
-        let cpus = &self.topology.llc_cpus[llc as usize];
-        let weight = cpus.len() as f64;
-        let util: f64 = cpus.iter().map(|cpu| self.cpu_util(cpu)).sum();
-        let fraction = (util / (weight * CAPACITY_SCALE)).min(1.0);
-        let scaled = fraction * 117.0 / 100.0;
-        let remaining = (1.0 - scaled * scaled).max(0.0);
-        (weight * remaining) as u32
+        self.llc_idle_scan[llc as usize].nr
+    }
+
+    /// `update_idle_cpu_scan()` (6.0+), from `update_sd_lb_stats()`: a periodic (not
+    /// newidle) `load_balance()` of the LLC domain refreshes the LLC's hint. With `x`
+    /// the LLC's utilisation per CPU and `pct` the domain's `imbalance_pct` (117),
+    /// `nr_idle_scan = llc_weight * (1 - min((x * pct / 100)^2, 1))`, in the kernel's
+    /// integer steps: none from about 85 % busy.
+    pub(crate) fn update_idle_cpu_scan(&mut self, this_cpu: CpuId, level: usize) {
+        let domains = self.domains.of(this_cpu);
+        let sd = &domains[level];
+        let is_llc = sd.flags.share_llc
+            && domains
+                .get(level + 1)
+                .is_none_or(|parent| !parent.flags.share_llc);
+        if !is_llc {
+            return;
+        }
+        let weight = sd.span.len() as u64;
+        // `sum_util`: the groups' `group_util`, each the sum of its CPUs' `cpu_util_cfs`.
+        let sum_util: u64 = sd.span.iter().map(|cpu| self.cpu_util(cpu) as u64).sum();
+        let pct = sd.imbalance_pct as u64;
+        let x = sum_util / weight.max(1);
+        let tmp = (x * x * pct * pct / (10_000 * CAPACITY_SCALE as u64)).min(CAPACITY_SCALE as u64);
+        let nr = ((CAPACITY_SCALE as u64 - tmp) * weight / CAPACITY_SCALE as u64) as u32;
+        let llc = self.topology.llc_of(this_cpu).0 as usize;
+        self.llc_idle_scan[llc] = IdleScanHint {
+            nr,
+            weight: weight as u32,
+            per_cpu_util: x as u32,
+            set: Some((self.now(), this_cpu)),
+        };
     }
 }
 

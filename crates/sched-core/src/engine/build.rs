@@ -298,6 +298,9 @@ impl Simulator {
             tasks.len(),
         );
         let idle_cores = accounting::IdleCores::new(&topology);
+        let llc_idle_scan = (topology.llc_cpus.iter())
+            .map(|cpus| crate::baseline::sis::IdleScanHint::idle(cpus.len() as u32))
+            .collect();
         let mut sim = Simulator {
             title: scenario.title.clone(),
             seed: scenario.seed,
@@ -327,6 +330,7 @@ impl Simulator {
             fork_parent,
             spawn_pools,
             llc_avg_scan_cost: vec![0; n_llcs],
+            llc_idle_scan,
             overhead_pending: Vec::new(),
             online: CpuSet::full(n_cpus),
             parked: Vec::new(),

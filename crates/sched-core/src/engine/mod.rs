@@ -192,6 +192,9 @@ pub struct Simulator {
     pub(crate) spawn_pools: Vec<VecDeque<TaskId>>,
     /// Per LLC: `avg_scan_cost` of `select_idle_cpu`, a running average in ns.
     pub(crate) llc_avg_scan_cost: Vec<u64>,
+    /// Per LLC: SIS_UTIL's `nr_idle_scan` (`sd_llc_shared`), as the last periodic
+    /// balance of the LLC domain left it (`update_idle_cpu_scan`).
+    pub(crate) llc_idle_scan: Vec<crate::baseline::sis::IdleScanHint>,
     /// The online CPUs (`cpu_online_mask`); the domains span only these.
     pub online: CpuSet,
     /// Per-CPU kernel threads parked while their CPU is offline.
