@@ -7,10 +7,11 @@ test('on a small machine each CPU shows its queued tasks themselves, as many as 
   await slider.focus();
   const machine = page.locator('svg[data-testid="machine"]');
   let checked = 0;
-  // Moments of the run, at least 4 and until some task waits: at each, every CPU's chips (and "+N")
-  // add up to the tasks waiting on it.
-  for (let moment = 0; moment < 4 || (checked === 0 && moment < 24); moment++) {
-    await page.keyboard.press('PageUp');
+  // Moments of the run, at least 4 a page apart, then a millisecond at a time until some task
+  // waits (waits are brief, and pages of the run can all land between them): at each, every
+  // CPU's chips (and "+N") add up to the tasks waiting on it.
+  for (let moment = 0; moment < 4 || (checked === 0 && moment < 400); moment++) {
+    await page.keyboard.press(moment < 4 ? 'PageUp' : 'ArrowRight');
     await waitIdle(page);
     const cpus = await machine.locator('g.cpu').evaluateAll((cells) =>
       cells.map((cell) => ({ cpu: cell.getAttribute('data-cpu'), runnable: Number(cell.getAttribute('data-nr-running')), running: cell.getAttribute('data-pid') !== '0' })),
