@@ -480,7 +480,7 @@ impl Simulator {
                 let fraction = hint.per_cpu_util as f64 / CAPACITY_SCALE;
                 let source = match hint.set {
                     Some((at, cpu)) => format!(
-                        "CPU {}'s periodic balance of LLC {llc} at {at} saw it {:.0} % utilised",
+                        "CPU {}'s periodic balance of LLC {llc} at {at} s saw it {:.0} % utilised",
                         cpu.0,
                         fraction * 100.0
                     ),

@@ -194,3 +194,34 @@ fn avg_idle_is_capped_at_twice_the_costliest_idle_balance() {
         );
     }
 }
+
+#[test]
+fn the_sis_util_hint_comes_from_periodic_balancing_of_the_llc_only() {
+    // Eight hogs keep both LLCs of the teaching machine busy.
+    let mut sim = hogs_on_teaching_small(8);
+    assert!(sim.features.sis_util);
+    let weight = sim.topology.llc_cpus[0].len() as u32;
+    assert_eq!(sim.sis_util_scan_limit(0), weight, "the idle start value");
+    assert!(sim.llc_idle_scan[0].set.is_none());
+    sim.run_until(SimTime::from_ms(400));
+    let hint = sim.llc_idle_scan[0];
+    let (at, cpu) = hint.set.expect("a periodic balance of LLC 0 set the hint");
+    assert!(sim.topology.llc_cpus[0].contains(cpu));
+    assert!(at > SimTime::ZERO && at <= sim.now());
+    assert_eq!(hint.nr, 0, "an LLC busy above 85 % scans nothing");
+    assert!(hint.per_cpu_util > 1000);
+    // A newidle balance of the LLC domain leaves the hint alone; a periodic one sets it.
+    let llc_level = (sim.domains.of(cpu).iter())
+        .rposition(|sd| sd.flags.share_llc)
+        .expect("an LLC domain");
+    sim.llc_idle_scan[0] = crate::baseline::sis::IdleScanHint::idle(weight);
+    sim.load_balance_for_test(cpu, llc_level, true);
+    assert_eq!(sim.sis_util_scan_limit(0), weight, "newidle");
+    sim.load_balance_for_test(cpu, llc_level, false);
+    assert_eq!(sim.sis_util_scan_limit(0), 0, "periodic");
+    assert_eq!(sim.llc_idle_scan[0].set, Some((sim.now(), cpu)));
+    // Balancing a level above the LLC does not set it either.
+    sim.llc_idle_scan[0] = crate::baseline::sis::IdleScanHint::idle(weight);
+    sim.load_balance_for_test(cpu, llc_level + 1, false);
+    assert_eq!(sim.sis_util_scan_limit(0), weight, "above the LLC");
+}
