@@ -200,14 +200,14 @@ fn bad_vary_input_names_the_path_and_runs_nothing() {
     }
 }
 
-#[test]
-fn a_single_seed_sweep_reports_what_run_reports() {
-    let points = sweep_points(&["--vary", "workloads.0.worker_threads=5", "--seeds", "7"]);
+/// `run --json` of the point `workloads.0.worker_threads=5` with one seed.
+fn five_workers_alone(seed: u64) -> Value {
+    let seed = seed.to_string();
     let (ok, stdout, stderr) = schedlab(&[
         "run",
         "teaching-small",
         "--seed",
-        "7",
+        &seed,
         "--set",
         "duration_ms=200",
         "--set",
@@ -215,7 +215,13 @@ fn a_single_seed_sweep_reports_what_run_reports() {
         "--json",
     ]);
     assert!(ok, "{stderr}");
-    let run: Value = serde_json::from_str(&stdout).unwrap();
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn a_single_seed_sweep_reports_what_run_reports() {
+    let points = sweep_points(&["--vary", "workloads.0.worker_threads=5", "--seeds", "7"]);
+    let run = five_workers_alone(7);
     let median = &points[0]["median"];
     assert_eq!(
         median["wakeup_latency_us"]["p99"],
@@ -235,20 +241,7 @@ fn each_point_lists_every_seeds_own_run_in_seed_order() {
     let runs = points[0]["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 2);
     for (run, seed) in runs.iter().zip([9, 2]) {
-        let (ok, stdout, stderr) = schedlab(&[
-            "run",
-            "teaching-small",
-            "--seed",
-            &seed.to_string(),
-            "--set",
-            "duration_ms=200",
-            "--set",
-            "workloads.0.worker_threads=5",
-            "--json",
-        ]);
-        assert!(ok, "{stderr}");
-        let alone: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(run, &alone, "seed {seed}");
+        assert_eq!(run, &five_workers_alone(seed), "seed {seed}");
     }
     assert_ne!(runs[0]["trace_hash"], runs[1]["trace_hash"]);
 }
