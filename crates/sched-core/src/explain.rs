@@ -86,6 +86,9 @@ pub enum CpuState {
     NotAllowed,
     /// Taken offline (CPU hotplug): never chosen.
     Offline,
+    /// Nothing runs or waits yet, but a wakeup is queued on its wake list
+    /// (`rq->ttwu_pending`), so `idle_cpu()` says it is not idle.
+    WakePending,
 }
 
 impl CpuState {
@@ -96,6 +99,7 @@ impl CpuState {
             CpuState::IdleCore => "idle core",
             CpuState::NotAllowed => "not allowed",
             CpuState::Offline => "offline",
+            CpuState::WakePending => "wakeup pending",
         }
     }
 }
@@ -802,9 +806,11 @@ impl Simulator {
         let state = if !allowed.contains(cpu) {
             CpuState::NotAllowed
         } else if !self.cpu_is_idle(cpu) {
-            // An empty runqueue that is not idle is an offline CPU.
-            if rq.curr.is_none() && rq.nr_running == 0 {
+            if !self.online.contains(cpu) {
                 CpuState::Offline
+            } else if rq.curr.is_none() && rq.nr_running == 0 {
+                // Not idle with nothing on the runqueue: a wakeup on its wake list.
+                CpuState::WakePending
             } else {
                 CpuState::Busy
             }

@@ -11,6 +11,8 @@ import type { SimTimeNs } from '../base/types';
 import { JitterTag } from './JitterTag';
 
 const LEGEND: readonly CpuState[] = ['busy', 'idle', 'idle_core', 'not_allowed'];
+/** States the legend lists only when a scan shows them. */
+const RARE_STATES: readonly CpuState[] = ['offline', 'wake_pending'];
 
 /**
  * The decision inspector: for the wakeup or fork selected in the event log, the
@@ -136,7 +138,7 @@ function DecisionView({ decision, jitter }: { decision: Decision; jitter: boolea
               </li>
             ))}
           </ol>
-          <ChipLegend offline={scans.some(({ step }) => step.cpus?.some((visit) => visit.state === 'offline'))} />
+          <ChipLegend shown={RARE_STATES.filter((state) => scans.some(({ step }) => step.cpus?.some((visit) => visit.state === state)))} />
         </div>
       )}
       <h3>Steps</h3>
@@ -179,10 +181,10 @@ function Chip({ visit, chosen }: { visit: CpuVisit; chosen: boolean }) {
   );
 }
 
-function ChipLegend({ offline }: { offline: boolean }) {
+function ChipLegend({ shown }: { shown: readonly CpuState[] }) {
   return (
     <ul className="chip-legend" aria-label="What the CPU chips mean">
-      {[...LEGEND, ...(offline ? (['offline'] as const) : [])].map((state) => (
+      {[...LEGEND, ...shown].map((state) => (
         <li key={state} className={`chip chip-${state}`}>
           <span className="chip-state">{CPU_STATE_LABEL[state]}</span>
         </li>

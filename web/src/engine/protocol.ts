@@ -421,7 +421,7 @@ export function parseTraceLines(text: string, firstIndex: number): TraceLine[] {
 }
 
 /** What a CPU was when a scan looked at it (the core's `explain::CpuState`). */
-export type CpuState = 'busy' | 'idle' | 'idle_core' | 'not_allowed' | 'offline';
+export type CpuState = 'busy' | 'idle' | 'idle_core' | 'not_allowed' | 'offline' | 'wake_pending';
 
 export interface CpuVisit {
   readonly cpu: number;

@@ -113,4 +113,5 @@ export const CPU_STATE_LABEL: Readonly<Record<CpuState, string>> = {
   idle_core: 'idle core',
   not_allowed: 'not allowed',
   offline: 'offline',
+  wake_pending: 'wakeup pending',
 };

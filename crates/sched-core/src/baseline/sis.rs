@@ -652,6 +652,9 @@ impl Simulator {
         let state = match visit.state {
             CpuState::NotAllowed => "is not allowed".to_string(),
             CpuState::Offline => "is offline".to_string(),
+            CpuState::WakePending => {
+                "has a wakeup pending on its wake list (ttwu_pending): not idle".to_string()
+            }
             CpuState::Busy => format!("is busy ({} running)", visit.nr_running),
             CpuState::Idle | CpuState::IdleCore => "is idle: take it".to_string(),
         };

@@ -225,3 +225,23 @@ fn the_sis_util_hint_comes_from_periodic_balancing_of_the_llc_only() {
     sim.load_balance_for_test(cpu, llc_level + 1, false);
     assert_eq!(sim.sis_util_scan_limit(0), weight, "above the LLC");
 }
+
+#[test]
+fn a_cpu_with_a_wakeup_on_its_wake_list_is_shown_as_such_not_as_offline() {
+    use crate::explain::CpuState;
+    let sim = hogs_on_teaching_small(1);
+    let task = crate::task::TaskId(0);
+    let cpu = (0..8)
+        .map(CpuId)
+        .find(|cpu| sim.cpu_is_idle(*cpu))
+        .expect("an idle CPU");
+    assert_eq!(sim.visit(task, cpu).state, CpuState::IdleCore);
+    let mut pending = sim.clone();
+    pending.cpus[cpu.0 as usize].wake_list.push((task, false));
+    assert!(!pending.cpu_is_idle(cpu));
+    assert_eq!(pending.visit(task, cpu).state, CpuState::WakePending);
+    assert_eq!(CpuState::WakePending.label(), "wakeup pending");
+    let mut offline = sim.clone();
+    offline.online.remove(cpu);
+    assert_eq!(offline.visit(task, cpu).state, CpuState::Offline);
+}
