@@ -20,8 +20,7 @@ def grouped: (round | tostring) as $s
 def si: if . >= 1e6 then "\(. / 1e6 | fixed(2)) M" elif . >= 1e3 then "\(. / 1e3 | fixed(1)) k" else "\(round)" end;
 def lock(class; field): ([.locks[]? | select(.class == class) | .[field]] | add) // null;
 def metric(name):
-  if name == "time_s3" then .sim_time_ns / 1e9
-  elif name == "time_s4" then .sim_time_ns / 1e9
+  if name == "time_s3" or name == "time_s4" then .sim_time_ns / 1e9
   elif name == "time_ms" then .sim_time_ns / 1e6
   elif name == "util" then .utilization * 100
   elif name == "llc_gap_ms" then .idle_while_runnable_ns.llc / 1e6

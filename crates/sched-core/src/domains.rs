@@ -127,6 +127,11 @@ impl Domains {
     }
 }
 
+/// The level of `sd_llc`: the highest domain of a CPU whose CPUs share its cache.
+pub fn llc_level(domains: &[SchedDomain]) -> Option<usize> {
+    domains.iter().rposition(|domain| domain.flags.share_llc)
+}
+
 fn build_for_cpu(topology: &Topology, cpu: CpuId) -> Vec<SchedDomain> {
     let info = topology.info(cpu);
     let n_cpus = topology.n_cpus();
@@ -251,7 +256,7 @@ fn groups_of(topology: &Topology, span: &CpuSet, lower: &[SchedDomain]) -> Vec<C
 /// (an eighth of its span when it holds a single LLC); higher domains scale that by
 /// how many times wider they are than the first NUMA domain.
 fn assign_imb_numa_nr(domains: &mut [SchedDomain]) {
-    let Some(llc_idx) = domains.iter().rposition(|domain| domain.flags.share_llc) else {
+    let Some(llc_idx) = llc_level(domains) else {
         return;
     };
     let llc_weight = domains[llc_idx].span.len() as u32;

@@ -15,7 +15,8 @@
 //!
 //! SIS_UTIL's `nr_idle_scan` is refreshed by periodic balancing of the LLC domain
 //! (`update_idle_cpu_scan`), as in the kernel. Simplifications: it starts at the
-//! whole LLC, as if an idle machine had been balanced; SIS_PROP uses `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
+//! whole LLC, as if an idle machine had been balanced; SIS_PROP uses
+//! `avg_idle / 512` in every version (5.13+ ages a `wake_avg_idle`).
 
 use crate::engine::Simulator;
 use crate::explain::{plural, scan_step, CpuState, Recorder, ScanKind, StepDetail};
@@ -571,14 +572,10 @@ impl Simulator {
     /// integer steps: none from about 85 % busy.
     pub(crate) fn update_idle_cpu_scan(&mut self, this_cpu: CpuId, level: usize) {
         let domains = self.domains.of(this_cpu);
-        let sd = &domains[level];
-        let is_llc = sd.flags.share_llc
-            && domains
-                .get(level + 1)
-                .is_none_or(|parent| !parent.flags.share_llc);
-        if !is_llc {
+        if crate::domains::llc_level(domains) != Some(level) {
             return;
         }
+        let sd = &domains[level];
         let weight = sd.span.len() as u64;
         // `sum_util`: the groups' `group_util`, each the sum of its CPUs' `cpu_util_cfs`.
         let sum_util: u64 = sd.span.iter().map(|cpu| self.cpu_util(cpu) as u64).sum();

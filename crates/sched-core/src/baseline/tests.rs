@@ -211,9 +211,7 @@ fn the_sis_util_hint_comes_from_periodic_balancing_of_the_llc_only() {
     assert_eq!(hint.nr, 0, "an LLC busy above 85 % scans nothing");
     assert!(hint.per_cpu_util > 1000);
     // A newidle balance of the LLC domain leaves the hint alone; a periodic one sets it.
-    let llc_level = (sim.domains.of(cpu).iter())
-        .rposition(|sd| sd.flags.share_llc)
-        .expect("an LLC domain");
+    let llc_level = crate::domains::llc_level(sim.domains.of(cpu)).expect("an LLC domain");
     sim.llc_idle_scan[0] = crate::baseline::sis::IdleScanHint::idle(weight);
     sim.load_balance_for_test(cpu, llc_level, true);
     assert_eq!(sim.sis_util_scan_limit(0), weight, "newidle");
