@@ -560,6 +560,8 @@ fn kernel_table() -> String {
             "migration_cost" => "mig_cost".to_string(),
             "max_newidle_lb_cost" => "lb_cost".to_string(),
             "group_type" => "type".to_string(),
+            "load_blocked" => "blocked".to_string(),
+            "runnable_load_avg" => "runnable".to_string(),
             other => other.to_string(),
         },
         other => other.to_string(),
@@ -582,6 +584,7 @@ fn kernel_table() -> String {
         }
         out.push('\n');
     }
-    out.push_str("  (newidle_gate: mig_cost = avg_idle against sched_migration_cost_ns, lb_cost = against max_newidle_lb_cost)\n");
+    out.push_str("  (newidle_gate: mig_cost = avg_idle against sched_migration_cost_ns, lb_cost = against max_newidle_lb_cost;\n");
+    out.push_str("   find_idlest_group: blocked = load_blocked, type = group_type; cpu_load: runnable = runnable_load_avg)\n");
     out
 }

@@ -219,11 +219,11 @@ pub enum StepDetail {
         /// `wa_idle_prev_idle`, `wa_weight_off`, `wa_weight_sync`, `wa_weight`.
         test: &'static str,
         chose_waker: bool,
-        this_load: Option<u64>,
-        prev_load: Option<u64>,
-        task_weight: Option<u64>,
-        this_eff: Option<u64>,
-        prev_eff: Option<u64>,
+        this_load: Option<i64>,
+        prev_load: Option<i64>,
+        task_weight: Option<i64>,
+        this_eff: Option<i64>,
+        prev_eff: Option<i64>,
         /// Why, in words (serialised as the step's `text`).
         #[serde(skip_serializing)]
         why: String,

@@ -189,6 +189,28 @@ pub enum NewidleGate {
     MaxNewidleLbCost,
 }
 
+/// The runqueue load that `wake_affine()` compares (`crate::load_avg`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CpuLoad {
+    /// Before 5.7: `cfs_rq->runnable_load_avg`, the tasks on the runqueue only
+    /// (`weighted_cpuload()`, later `cpu_runnable_load()`).
+    #[serde(rename = "runnable_load_avg")]
+    RunnableLoadAvg,
+    /// 5.7+: `cfs_rq->avg.load_avg`, blocked load included (`cpu_load()`).
+    #[serde(rename = "load_avg")]
+    LoadAvg,
+}
+
+impl CpuLoad {
+    /// The cfs_rq field's name, for the decision inspector.
+    pub fn field(self) -> &'static str {
+        match self {
+            CpuLoad::RunnableLoadAvg => "runnable_load_avg",
+            CpuLoad::LoadAvg => "load_avg",
+        }
+    }
+}
+
 /// The resolved variant of every baseline path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Features {
@@ -200,6 +222,8 @@ pub struct Features {
     pub wa_weight: bool,
     #[serde(rename = "WA_BIAS")]
     pub wa_bias: bool,
+    /// The runqueue load `wake_affine()` reads.
+    pub cpu_load: CpuLoad,
     pub select_idle_sibling: SisVariant,
     /// Bound the idle-CPU scan by `avg_idle` against the LLC's `avg_scan_cost` (4.11+).
     #[serde(rename = "SIS_PROP")]
@@ -241,6 +265,11 @@ impl Features {
             wa_idle: at_least(4, 14),
             wa_weight: at_least(4, 14),
             wa_bias: at_least(4, 14),
+            cpu_load: if at_least(5, 7) {
+                CpuLoad::LoadAvg
+            } else {
+                CpuLoad::RunnableLoadAvg
+            },
             select_idle_sibling: if at_least(5, 12) {
                 SisVariant::SinglePass
             } else if at_least(4, 9) {
@@ -314,6 +343,10 @@ pub struct FeaturesSpec {
     /// `sched_feat(WA_BIAS)`: give the previous CPU half the imbalance margin (4.14+).
     #[serde(rename = "WA_BIAS", default, skip_serializing_if = "Option::is_none")]
     pub wa_bias: Option<bool>,
+    /// The runqueue load `wake_affine()` compares: "runnable_load_avg" (before 5.7,
+    /// the runqueue's tasks only) or "load_avg" (5.7+, blocked load included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_load: Option<CpuLoad>,
     /// `select_idle_sibling()`: "4.6" (idle core or idle sibling only), "4.9" (idle
     /// core, bounded idle-CPU scan, idle sibling) or "5.12" (one pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -381,6 +414,7 @@ impl FeaturesSpec {
             wa_idle,
             wa_weight,
             wa_bias,
+            cpu_load,
             select_idle_sibling,
             sis_prop,
             sis_avg_cpu,

@@ -19,6 +19,7 @@ pub mod explain;
 pub mod group_sched;
 pub mod group_table;
 pub mod kernel;
+pub mod load_avg;
 pub mod lock;
 pub mod metrics;
 mod packed;

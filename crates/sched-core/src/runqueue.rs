@@ -14,6 +14,8 @@ pub struct CfsRq {
     pub nr_running: u32,
     pub load_weight: u64,
     pub min_vruntime: u64,
+    /// `load_avg` and `runnable_load_avg` (`crate::load_avg`).
+    pub load_avg: crate::load_avg::RqLoadAvg,
 }
 
 impl CfsRq {

@@ -143,6 +143,12 @@ pub struct Task {
     pub run_memory_bound: bool,
     /// Its cgroup (index into the simulator's task groups), if any.
     pub cgroup: Option<u32>,
+    /// Its `se.avg.load_avg` over its weight: a PELT average of the time it was
+    /// runnable (waiting or running), 0..1024, updated as it enqueues and dequeues.
+    pub load: crate::pelt::Pelt,
+    /// The runqueue its load is attached to (`cfs_rq_of(se)`): where it last was
+    /// runnable, until it wakes elsewhere or exits (`crate::load_avg`).
+    pub load_rq: Option<CpuId>,
 }
 
 impl Task {

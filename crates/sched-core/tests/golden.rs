@@ -7,8 +7,8 @@ mod common;
 use common::{hogs, preset, run_sim, run_sleep, scenario, schbench, tasks};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::kernel::{
-    FeaturesSpec, IdlestGroupVariant, LoadBalanceVariant, NewidleGate, NumaForkRule, SisVariant,
-    WakeAffineVariant,
+    CpuLoad, FeaturesSpec, IdlestGroupVariant, LoadBalanceVariant, NewidleGate, NumaForkRule,
+    SisVariant, WakeAffineVariant,
 };
 use sched_core::topology::TopologySpec;
 use sched_core::workload::WorkloadSpec;
@@ -93,12 +93,12 @@ fn variant_groups() -> Vec<VariantGroup> {
         VariantGroup {
             path: "wake_affine",
             must_differ: true,
-            // A message thread barely runs, so its CPU's PELT load rounds to 0: the
-            // 4.6 form pulls its workers to its LLC, 4.14's wake_affine_idle keeps
-            // each worker's idle previous CPU.
+            // Two message threads, three workers each: 4.6 compares the two CPUs'
+            // loads on every wakeup, 4.14 first asks wake_affine_idle whether either
+            // CPU is idle.
             scenario: no_background(scenario(
                 preset("teaching-small"),
-                vec![schbench(1, 6, 1500, 1000)],
+                vec![schbench(2, 6, 1500, 1000)],
                 6,
                 7,
             )),
@@ -114,6 +114,34 @@ fn variant_groups() -> Vec<VariantGroup> {
                     "4.14",
                     FeaturesSpec {
                         wake_affine: Some(WakeAffineVariant::IdleThenWeight),
+                        ..features()
+                    },
+                ),
+            ],
+        },
+        VariantGroup {
+            path: "cpu_load",
+            must_differ: true,
+            // The same: with load_avg a CPU keeps the blocked load of the workers
+            // that slept there; runnable_load_avg forgets it.
+            scenario: no_background(scenario(
+                preset("teaching-small"),
+                vec![schbench(2, 6, 1500, 1000)],
+                6,
+                7,
+            )),
+            variants: vec![
+                (
+                    "runnable_load_avg",
+                    FeaturesSpec {
+                        cpu_load: Some(CpuLoad::RunnableLoadAvg),
+                        ..features()
+                    },
+                ),
+                (
+                    "load_avg",
+                    FeaturesSpec {
+                        cpu_load: Some(CpuLoad::LoadAvg),
                         ..features()
                     },
                 ),

@@ -23,7 +23,7 @@
 use crate::domains::SchedDomain;
 use crate::engine::Simulator;
 use crate::explain::{AffineSkip, DecisionKind, StepDetail};
-use crate::kernel::WakeAffineVariant;
+use crate::kernel::{CpuLoad, WakeAffineVariant};
 use crate::task::TaskId;
 use crate::topology::CpuId;
 use crate::trace::{Affine, Reason};
@@ -183,8 +183,8 @@ impl Simulator {
         sync: bool,
     ) -> bool {
         let task_weight = self.task_load_avg(task_id);
-        let mut this_load = self.cpu_runnable_load(this);
-        let prev_load = self.cpu_runnable_load(prev);
+        let mut this_load = self.cpu_load(this);
+        let prev_load = self.cpu_load(prev);
         if sync {
             // effective_load(): the waker is about to sleep, so its load leaves this CPU.
             let waker_load = waker.map_or(0, |waker| self.task_runnable_load(waker));
@@ -201,7 +201,13 @@ impl Simulator {
                     prev,
                     "empty_waker_cpu",
                     true,
-                    [Some(0), Some(prev_load), Some(task_weight), None, None],
+                    [
+                        Some(0),
+                        Some(prev_load as i64),
+                        Some(task_weight as i64),
+                        None,
+                        None,
+                    ],
                     format!(
                         "the waker's CPU {} holds no load{}: pull to the waker's CPU",
                         this.0,
@@ -227,7 +233,7 @@ impl Simulator {
                 prev,
                 "load",
                 chose,
-                [Some(this_load), Some(prev_load), Some(task_weight), Some(this_eff), Some(prev_eff)],
+                [this_load, prev_load, task_weight, this_eff, prev_eff].map(|value| Some(value as i64)),
                 format!(
                     "100 x (waker CPU {} load {this_load}{} + task {task_weight}) = {this_eff} {} {scale} x previous CPU {} load {prev_load} = {prev_eff}: {}",
                     this.0,
@@ -307,12 +313,12 @@ impl Simulator {
         }
         // wake_affine_weight()
         let task_weight = self.task_load_avg(task_id);
-        let mut this_load = self.cpu_runnable_load(this);
+        let mut this_load = self.cpu_load(this);
         if sync {
             let waker_weight = waker.map_or(0, |waker| self.task_runnable_load(waker));
             if waker_weight > this_load {
                 self.explain(move |_, rec| {
-                    rec.push(affine_step("4.14", sd, this, prev, "wa_weight_sync", true, [Some(this_load), None, Some(task_weight), None, None], format!(
+                    rec.push(affine_step("4.14", sd, this, prev, "wa_weight_sync", true, [Some(this_load as i64), None, Some(task_weight as i64), None, None], format!(
                         "wake_affine_weight: a sync wakeup whose waker's weight {waker_weight} exceeds its CPU's load {this_load}: pull to the waker's CPU"
                     )));
                 });
@@ -320,18 +326,23 @@ impl Simulator {
             }
             this_load -= waker_weight;
         }
-        let mut this_eff = this_load + task_weight;
-        let prev_load = self.cpu_runnable_load(prev);
-        let mut prev_eff = prev_load;
+        // Signed, as the kernel's s64: the wakee's load is taken off the previous CPU
+        // (with `load_avg` it is still there as blocked load), which can go below 0.
+        // The kernel also scales each side by the other CPU's capacity; the model's
+        // CPUs all have the same.
+        let mut this_eff = (this_load + task_weight) as i64;
+        let prev_load = self.cpu_load(prev);
+        let mut prev_eff = prev_load as i64 - task_weight as i64;
         if self.features.wa_bias {
             this_eff *= 100;
-            prev_eff *= 100 + (sd.imbalance_pct as u64 - 100) / 2;
+            prev_eff *= 100 + (sd.imbalance_pct as i64 - 100) / 2;
         }
         if sync {
             prev_eff += 1;
         }
         self.explain(move |sim, rec| {
             let chose = this_eff < prev_eff;
+            let load = sim.features.cpu_load.field();
             let (this_scale, prev_scale) = if sim.features.wa_bias {
                 (
                     "100 x ".to_string(),
@@ -340,8 +351,8 @@ impl Simulator {
             } else {
                 (String::new(), String::new())
             };
-            rec.push(affine_step("4.14", sd, this, prev, "wa_weight", chose, [Some(this_load), Some(prev_load), Some(task_weight), Some(this_eff), Some(prev_eff)], format!(
-                "wake_affine_weight: {this_scale}(waker CPU {} load {this_load}{} + task {task_weight}) = {this_eff} {} {prev_scale}previous CPU {} load {prev_load}{} = {prev_eff}: {}",
+            rec.push(affine_step("4.14", sd, this, prev, "wa_weight", chose, [Some(this_load as i64), Some(prev_load as i64), Some(task_weight as i64), Some(this_eff), Some(prev_eff)], format!(
+                "wake_affine_weight: {this_scale}(waker CPU {} {load} {this_load}{} + task {task_weight}) = {this_eff} {} {prev_scale}(previous CPU {} {load} {prev_load} - task {task_weight}){} = {prev_eff}: {}",
                 this.0,
                 if sync { " without the waker" } else { "" },
                 if chose { "<" } else { ">=" },
@@ -353,41 +364,32 @@ impl Simulator {
         this_eff < prev_eff
     }
 
-    /// A sleeping task's `se->avg.load_avg` as of when it last ran: its PELT
-    /// average scaled by its weight, an integer as the kernel keeps it.
-    /// Simplification: the model's average grows only while the task runs, where
-    /// `load_avg` also grows while it waits on a runqueue.
+    /// `task_h_load(p)` of a waking task: its `se.avg.load_avg` as of when it last
+    /// left a runqueue, an integer as the kernel keeps it. Simplification: with
+    /// cgroups, not scaled by its groups' shares (the flat weight).
     fn task_load_avg(&self, task_id: TaskId) -> u64 {
         let task = &self.tasks[task_id.0 as usize];
-        (task.pelt.util_avg * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
+        (task.load.util_avg * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
     }
 
-    /// The `load_avg` of a task on a runqueue (running or waiting), as of now:
-    /// the same arithmetic as each term of `cpu_runnable_load`, so that a CPU holding
-    /// only the waker gives the waker's own load, bit for bit.
+    /// `task_h_load(current)`, the waker's `load_avg`: it is runnable, so its
+    /// average has grown since its last enqueue.
     fn task_runnable_load(&self, task_id: TaskId) -> u64 {
-        let mut decay = crate::pelt::DecayCache::new(self.now());
-        self.task_load_with(&mut decay, task_id)
-    }
-
-    fn task_load_with(&self, decay: &mut crate::pelt::DecayCache, task_id: TaskId) -> u64 {
         let task = &self.tasks[task_id.0 as usize];
-        (decay.runnable(&task.pelt) * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
+        (task.load.peek(self.now(), true) * task.weight as f64 / crate::pelt::CAPACITY_SCALE) as u64
     }
 
-    /// `weighted_cpuload()`: the summed `load_avg` of the CFS tasks on a CPU's
-    /// runqueue, the running one included (`cfs_rq->runnable_load_avg`).
-    /// Simplification: summed task by task (each truncated) where the kernel keeps
-    /// the cfs_rq's own decayed sum, so its cost grows with the tasks queued. The
-    /// decays share one `exp2` per PELT epoch (`DecayCache`).
-    fn cpu_runnable_load(&self, cpu: CpuId) -> u64 {
-        let rq = &self.rqs[cpu.0 as usize];
-        let mut decay = crate::pelt::DecayCache::new(self.now());
-        rq.curr
-            .into_iter()
-            .chain(rq.queued.iter().map(|&(_, task)| task))
-            .map(|task_id| self.task_load_with(&mut decay, task_id))
-            .sum()
+    /// The load of a CPU's runqueue that `wake_affine()` compares, as the kernel
+    /// version keeps it (`Features::cpu_load`): `runnable_load_avg` (before 5.7,
+    /// `weighted_cpuload()` / `cpu_runnable_load()`) or `load_avg` (`cpu_load()`).
+    /// Kept incrementally as tasks come and go (`crate::load_avg`), so reading it
+    /// costs the same whatever the runqueue holds.
+    fn cpu_load(&self, cpu: CpuId) -> u64 {
+        let load = &self.rqs[cpu.0 as usize].load_avg;
+        match self.features.cpu_load {
+            CpuLoad::RunnableLoadAvg => load.runnable_load_avg(self.now()),
+            CpuLoad::LoadAvg => load.load_avg(self.now()),
+        }
     }
 
     /// `ttwu_queue_cond()`: who takes the target runqueue's lock for the wakeup. With
@@ -413,7 +415,7 @@ fn affine_step(
     prev: CpuId,
     test: &'static str,
     chose_waker: bool,
-    loads: [Option<u64>; 5],
+    loads: [Option<i64>; 5],
     why: String,
 ) -> StepDetail {
     let [this_load, prev_load, task_weight, this_eff, prev_eff] = loads;

@@ -173,6 +173,8 @@ impl Simulator {
                     forked_at: None,
                     run_memory_bound: false,
                     cgroup: plan.cgroup.map(|group| group_base + group as u32).or(home),
+                    load: Pelt::default(),
+                    load_rq: None,
                 });
                 if let Some(group) = plan.cgroup.map(|group| group_base + group as u32).or(home) {
                     groups[group as usize]

@@ -19,6 +19,7 @@ impl Simulator {
         rq.insert(vruntime, task_id);
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
+        self.attach_load(task_id, cpu);
         self.group_enqueue(task_id, cpu);
         self.touch(cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Enqueue, 1);
@@ -45,6 +46,7 @@ impl Simulator {
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.detach_load(task_id, cpu, new_state != TaskState::Exited);
         self.group_dequeue(task_id, cpu);
         self.walk_group_entities(task_id, cpu, cpu, StructOp::Dequeue, -1);
         self.note_cpu_state(cpu);
@@ -115,10 +117,48 @@ impl Simulator {
         rq.remove(vruntime, task_id);
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        // It moves, or waits throttled: attached here until it is runnable again.
+        self.detach_load(task_id, cpu, true);
         self.group_dequeue(task_id, cpu);
         self.touch(cpu);
         self.walk_group_entities(task_id, cpu, by, StructOp::Dequeue, -1);
         let site = self.dequeue_site();
         self.shared_runq_dequeue(task_id, by, site);
+    }
+
+    /// `enqueue_load_avg()`: the task's runnable average catches up on the time it
+    /// was not runnable, and its load joins `cpu`'s sums; if it was attached to
+    /// another runqueue, that one first loses its blocked load
+    /// (`remove_entity_load_avg()`, then `attach_entity_load_avg()`).
+    pub(crate) fn attach_load(&mut self, task_id: TaskId, cpu: CpuId) {
+        let now = self.now;
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.load.update(now, false);
+        let (weight, runnable) = (task.weight, task.load.util_avg);
+        let from = task.load_rq.replace(cpu);
+        if let Some(from) = from.filter(|&from| from != cpu) {
+            self.rqs[from.0 as usize]
+                .load_avg
+                .remove_blocked(now, weight, runnable);
+        }
+        self.rqs[cpu.0 as usize]
+            .load_avg
+            .enqueue(now, weight, runnable, from == Some(cpu));
+    }
+
+    /// `dequeue_load_avg()`: the task's runnable average counts the time since it
+    /// was enqueued, and its load leaves `cpu`'s runnable sum; with `stays` it stays
+    /// attached there as blocked load, else (an exit) it goes.
+    fn detach_load(&mut self, task_id: TaskId, cpu: CpuId, stays: bool) {
+        let now = self.now;
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.load.update(now, true);
+        if !stays {
+            task.load_rq = None;
+        }
+        let (weight, runnable) = (task.weight, task.load.util_avg);
+        self.rqs[cpu.0 as usize]
+            .load_avg
+            .dequeue(now, weight, runnable, stays);
     }
 }

@@ -112,9 +112,7 @@ impl Simulator {
         let now = self.now;
         if let Some(prev_id) = prev {
             if prev != next {
-                self.tasks[prev_id.0 as usize]
-                    .pelt
-                    .update_tracked(now, true);
+                self.tasks[prev_id.0 as usize].pelt.update(now, true);
             }
         }
         let was_busy = prev.is_some();
@@ -203,7 +201,7 @@ impl Simulator {
                 let starts = self.now + SimTime(self.costs.context_switch_ns + overhead);
                 self.note_cache_refill(task_id, cpu);
                 let task = &mut self.tasks[task_id.0 as usize];
-                task.pelt.update_tracked(self.now, false);
+                task.pelt.update(self.now, false);
                 task.state = TaskState::Running(cpu);
                 task.prev_sum_exec_runtime = task.sum_exec_runtime;
                 task.last_ran = starts;

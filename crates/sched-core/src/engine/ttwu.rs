@@ -10,7 +10,10 @@ use crate::trace::{Reason, TraceKind};
 
 impl Simulator {
     pub(crate) fn wake_up_new_task(&mut self, task_id: TaskId) {
-        self.tasks[task_id.0 as usize].forked_at = Some(self.now);
+        let task = &mut self.tasks[task_id.0 as usize];
+        task.forked_at = Some(self.now);
+        // init_entity_runnable_average(): a new task's load starts at its weight.
+        task.load = crate::pelt::Pelt::new(crate::pelt::CAPACITY_SCALE, self.now);
         // Forked from its thread-group leader's CPU, or from the first CPU it may use.
         let parent_cpu = match self.fork_parent[task_id.0 as usize] {
             Some(leader) if self.tasks[leader.0 as usize].state != TaskState::Unborn => {
@@ -97,6 +100,7 @@ impl Simulator {
             let rq = &mut self.rqs[prev_cpu.0 as usize];
             rq.nr_running += 1;
             rq.load_weight += weight;
+            self.attach_load(task_id, prev_cpu);
             self.group_enqueue(task_id, prev_cpu);
             self.touch(prev_cpu);
             self.recount_group_entities(task_id, prev_cpu);
