@@ -31,6 +31,7 @@ pub mod rng;
 pub mod runqueue;
 pub mod scenario;
 pub mod task;
+pub mod task_list;
 pub mod time;
 pub mod topology;
 pub mod trace;

@@ -44,8 +44,7 @@ fn the_package_scan_removes_the_4_6_cliff_and_leaves_p50_alone() {
     let (p50_19_off, p99_19_off, _) = schbench_latency(19, false);
     let (_, p99_18_on, _) = schbench_latency(18, true);
     let (p50_19_on, p99_19_on, p99_5_19_on) = schbench_latency(19, true);
-    let (_, p99_20_off, _) = schbench_latency(20, false);
-    let (_, p99_20_on, p99_5_20_on) = schbench_latency(20, true);
+    let (_, _, p99_5_20_on) = schbench_latency(20, true);
     assert!(
         p99_19_off > 5.0 * p99_18_off,
         "no cliff without the scan: p99 {p99_19_off} us at -t 19, {p99_18_off} us at -t 18"
@@ -54,11 +53,7 @@ fn the_package_scan_removes_the_4_6_cliff_and_leaves_p50_alone() {
         p99_19_on < 3.0 * p99_18_on && p99_19_on * 5.0 < p99_19_off,
         "the scan left p99 at -t 19 at {p99_19_on} us (-t 18: {p99_18_on} us, without: {p99_19_off} us)"
     );
-    // At -t 20 the scan still helps, and with it the tail steepens from -t 19.
-    assert!(
-        p99_20_on < p99_20_off,
-        "the scan left p99 at -t 20 at {p99_20_on} us (without: {p99_20_off} us)"
-    );
+    // At -t 20 the tail with the scan steepens.
     assert!(
         p99_5_20_on > 10.0 * p99_5_19_on,
         "no steepening with the scan: p99.5 {p99_5_19_on} us at -t 19, {p99_5_20_on} us at -t 20"

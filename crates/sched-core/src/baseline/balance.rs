@@ -298,10 +298,11 @@ impl Simulator {
         moved > 0
     }
 
-    /// `detach_tasks()` then `attach_tasks()`: oldest-run first (the tail of
-    /// `cfs_tasks`), at most `sched_nr_migrate` looked at, never emptying the source.
-    /// Simplification: ordered by last run, where `cfs_tasks` also puts a task at its
-    /// head when it is enqueued (a task just woken is looked at last there).
+    /// `detach_tasks()` then `attach_tasks()`: walks the source's `cfs_tasks` from its
+    /// tail (the task least recently enqueued or picked first), looking at no more
+    /// than `min(sched_nr_migrate, nr_running)` tasks, never emptying the source. A
+    /// task that may not move goes to the head of the list (`list_move()`), so the
+    /// next look starts with others.
     #[allow(clippy::too_many_arguments)]
     fn detach_and_attach(
         &mut self,
@@ -313,63 +314,34 @@ impl Simulator {
         cache_nice_tries: u32,
         idle: IdleType,
     ) -> Detached {
-        // The loop below looks at no more than `sched_nr_migrate` tasks: only those
-        // first ones by last run (then id: every key differs) are kept, in a heap
-        // whose top is the latest of them.
-        let nr_migrate = self.knobs.sched_nr_migrate as usize;
-        let mut first = std::collections::BinaryHeap::with_capacity(nr_migrate + 1);
-        for &(_, task) in self.rqs[src.0 as usize].queued.iter() {
-            let key = (self.tasks[task.0 as usize].last_ran, task.0);
-            if first.len() < nr_migrate {
-                first.push(key);
-            } else if let Some(mut latest) = first.peek_mut() {
-                if key < *latest {
-                    *latest = key;
-                }
-            }
-        }
-        let candidates = first
-            .into_sorted_vec()
-            .into_iter()
-            .map(|(_, task)| TaskId(task));
         let failed = self.cpus[this_cpu.0 as usize].balance_failed[level];
         let may_move_hot = failed > cache_nice_tries;
+        let loop_max = (self.knobs.sched_nr_migrate).min(self.rqs[src.0 as usize].nr_running);
         let mut moved = 0u32;
         let mut some_pinned = false;
         let mut left = imbalance;
-        for (looked, task_id) in candidates.into_iter().enumerate() {
+        let mut looked = 0u32;
+        while looked < loop_max {
             let done = match left {
                 Imbalance::Tasks(count) => count == 0,
                 Imbalance::Load(load) => load == 0,
             };
-            if looked as u32 >= self.knobs.sched_nr_migrate || done {
+            if done || self.rqs[src.0 as usize].nr_running <= 1 {
                 break;
             }
-            if self.rqs[src.0 as usize].nr_running <= 1 {
+            let Some(task_id) = self.cfs_tasks.tail(src.0) else {
                 break;
-            }
-            let task = &self.tasks[task_id.0 as usize];
-            if task.state != TaskState::Queued(src) {
-                continue;
-            }
-            if !task.affinity.contains(this_cpu) {
-                // can_migrate_task(): LBF_SOME_PINNED.
-                some_pinned = true;
-                continue;
-            }
-            if !may_move_hot && self.task_hot(task_id, this_cpu) {
+            };
+            looked += 1;
+            if !self.may_detach(task_id, src, this_cpu, may_move_hot, left, &mut some_pinned) {
+                self.cfs_tasks.move_to_front(src.0, task_id);
                 continue;
             }
             let weight = self.task_h_load(task_id, src);
-            if let Imbalance::Load(load) = left {
-                // A task more than twice the remaining imbalance would overshoot.
-                if weight / 2 > load {
-                    continue;
-                }
-                left = Imbalance::Load(load.saturating_sub(weight));
-            } else if let Imbalance::Tasks(count) = left {
-                left = Imbalance::Tasks(count - 1);
-            }
+            left = match left {
+                Imbalance::Load(load) => Imbalance::Load(load.saturating_sub(weight)),
+                Imbalance::Tasks(count) => Imbalance::Tasks(count - 1),
+            };
             let reason = Reason::Pull {
                 src: src.0,
                 src_nr_running: self.rqs[src.0 as usize].nr_running,
@@ -387,6 +359,37 @@ impl Simulator {
             moved,
             some_pinned,
             short,
+        }
+    }
+
+    /// `can_migrate_task()` and `detach_tasks()`'s load test: whether the balancer
+    /// may take this task from `src` to `this_cpu` now.
+    fn may_detach(
+        &self,
+        task_id: TaskId,
+        src: CpuId,
+        this_cpu: CpuId,
+        may_move_hot: bool,
+        left: Imbalance,
+        some_pinned: &mut bool,
+    ) -> bool {
+        let task = &self.tasks[task_id.0 as usize];
+        if task.state != TaskState::Queued(src) {
+            // Running (task_on_cpu()).
+            return false;
+        }
+        if !task.affinity.contains(this_cpu) {
+            // LBF_SOME_PINNED.
+            *some_pinned = true;
+            return false;
+        }
+        if !may_move_hot && self.task_hot(task_id, this_cpu) {
+            return false;
+        }
+        match left {
+            // A task more than twice the remaining imbalance would overshoot.
+            Imbalance::Load(load) => self.task_h_load(task_id, src) / 2 <= load,
+            Imbalance::Tasks(_) => true,
         }
     }
 

@@ -303,6 +303,7 @@ impl Simulator {
         let llc_idle_scan = (topology.llc_cpus.iter())
             .map(|cpus| crate::baseline::sis::IdleScanHint::idle(cpus.len() as u32))
             .collect();
+        let n_tasks = tasks.len();
         let mut sim = Simulator {
             title: scenario.title.clone(),
             seed: scenario.seed,
@@ -341,6 +342,7 @@ impl Simulator {
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
             shared_runq,
+            cfs_tasks: crate::task_list::TaskLists::new(n_cpus, n_tasks),
             gap: accounting::GapCounts::new(llc_idle_initial),
             gap_integrated_to: SimTime::ZERO,
             memory_bound_cpus: CpuSet::empty(n_cpus),

@@ -19,6 +19,8 @@ impl Simulator {
         rq.insert(vruntime, task_id);
         rq.nr_running += 1;
         rq.load_weight += weight as u64;
+        // account_entity_enqueue(): at the head of cfs_tasks.
+        self.cfs_tasks.push_front(cpu.0, task_id);
         self.attach_load(task_id, cpu);
         self.group_enqueue(task_id, cpu);
         self.touch(cpu);
@@ -46,6 +48,7 @@ impl Simulator {
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.cfs_tasks.unlink(task_id);
         self.detach_load(task_id, cpu, new_state != TaskState::Exited);
         self.group_dequeue(task_id, cpu);
         self.walk_group_entities(task_id, cpu, cpu, StructOp::Dequeue, -1);
@@ -117,6 +120,7 @@ impl Simulator {
         rq.remove(vruntime, task_id);
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
+        self.cfs_tasks.unlink(task_id);
         // It moves, or waits throttled: attached here until it is runnable again.
         self.detach_load(task_id, cpu, true);
         self.group_dequeue(task_id, cpu);

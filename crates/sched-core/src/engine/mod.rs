@@ -205,6 +205,10 @@ pub struct Simulator {
     pub rq_lock_stat: LockStat,
     /// SHARED_RUNQ's per-LLC shards (`policy::shared_runq`); empty work when off.
     pub shared_runq: crate::policy::shared_runq::SharedRunq,
+    /// Per CPU, `rq->cfs_tasks`: its CFS tasks (the running one too), the most
+    /// recently enqueued or picked at the head; `detach_tasks()` walks it from the
+    /// tail.
+    pub(crate) cfs_tasks: crate::task_list::TaskLists,
     /// Work-conservation bookkeeping: per LLC, idle CPUs and waiting tasks.
     gap: accounting::GapCounts,
     gap_integrated_to: SimTime,

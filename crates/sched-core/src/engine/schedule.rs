@@ -85,6 +85,8 @@ impl Simulator {
         if let Some(next_id) = next {
             let vruntime = self.tasks[next_id.0 as usize].vruntime;
             self.rqs[cpu_idx].remove(vruntime, next_id);
+            // pick_next_task_fair(): the picked task moves to the head of cfs_tasks.
+            self.cfs_tasks.move_to_front(cpu.0, next_id);
             self.group_set_next(next_id, prev, cpu);
             // set_next_entity() at each level.
             self.walk_group_entities(next_id, cpu, cpu, StructOp::SetNext, 0);

@@ -100,6 +100,7 @@ impl Simulator {
             let rq = &mut self.rqs[prev_cpu.0 as usize];
             rq.nr_running += 1;
             rq.load_weight += weight;
+            self.cfs_tasks.push_front(prev_cpu.0, task_id);
             self.attach_load(task_id, prev_cpu);
             self.group_enqueue(task_id, prev_cpu);
             self.touch(prev_cpu);

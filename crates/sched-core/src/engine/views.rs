@@ -205,6 +205,22 @@ impl Simulator {
                     rq.nr_running, rq.load_weight
                 ));
             }
+            // cfs_tasks holds the same tasks: the queued ones and the running one.
+            let listed = self.cfs_tasks.iter(cpu.0).count() as u32;
+            let stray = self.cfs_tasks.iter(cpu.0).find(|task| {
+                !matches!(self.tasks[task.0 as usize].state,
+                    TaskState::Queued(on) | TaskState::Running(on) if on == cpu)
+            });
+            if listed != rq.nr_running || stray.is_some() {
+                return Err(format!(
+                    "CPU {cpu_idx}: cfs_tasks lists {listed} tasks{} for nr_running {}",
+                    stray.map_or(String::new(), |task| format!(
+                        ", pid {} not runnable here",
+                        self.pid_of(task)
+                    )),
+                    rq.nr_running
+                ));
+            }
         }
         for (idx, task) in self.tasks.iter().enumerate() {
             let expected = u32::from(task.is_runnable());

@@ -34,6 +34,7 @@
 use crate::engine::Simulator;
 use crate::lock::{LockSite, LockStat, SpinLock};
 use crate::task::{TaskId, TaskState};
+use crate::task_list::TaskLists;
 use crate::topology::{CpuId, Topology};
 use crate::trace::{Reason, TraceKind};
 use schemars::JsonSchema;
@@ -123,15 +124,9 @@ impl ShardSite {
     }
 }
 
-const NIL: u32 = u32::MAX;
-
-/// One shard: a FIFO list threaded through the tasks (like the kernel's
-/// `shared_runq_node` list_head), and its lock.
+/// One shard's lock; its FIFO list of tasks is in [`SharedRunq::lists`].
 #[derive(Clone, Debug)]
 struct Shard {
-    head: u32,
-    tail: u32,
-    len: u32,
     lock: SpinLock,
 }
 
@@ -147,10 +142,9 @@ pub struct SharedRunq {
     shard_place: Vec<(u32, u32)>,
     /// Per CPU: its shard.
     cpu_shard: Vec<u32>,
-    /// Per task: the shard it is in (`NIL` when none) and its neighbours there.
-    task_shard: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// Per shard: its tasks, a FIFO threaded through them (the kernel's
+    /// `shared_runq_node` list_head).
+    lists: TaskLists,
     pub lock_stat: LockStat,
     /// Per shard: its lock's acquisitions and contentions (the class row sums them).
     pub shard_acquisitions: Vec<u64>,
@@ -181,9 +175,6 @@ impl SharedRunq {
             for index in 0..num_shards {
                 shard_place.push((index, llc_shards.len() as u32 - 1));
                 shards.push(Shard {
-                    head: NIL,
-                    tail: NIL,
-                    len: 0,
                     lock: SpinLock::default(),
                 });
             }
@@ -195,9 +186,7 @@ impl SharedRunq {
             llc_shards,
             shard_place,
             cpu_shard,
-            task_shard: vec![NIL; n_tasks],
-            next: vec![NIL; n_tasks],
-            prev: vec![NIL; n_tasks],
+            lists: TaskLists::new(n_shards, n_tasks),
             lock_stat: LockStat::new("&shard->lock"),
             shard_acquisitions: vec![0; n_shards],
             shard_contentions: vec![0; n_shards],
@@ -215,8 +204,7 @@ impl SharedRunq {
 
     /// The shard a task is queued in, if any.
     pub fn shard_of_task(&self, task: TaskId) -> Option<u32> {
-        let shard = self.task_shard[task.0 as usize];
-        (shard != NIL).then_some(shard)
+        self.lists.list_of(task)
     }
 
     /// A shard's index within its LLC, and the LLC.
@@ -231,55 +219,11 @@ impl SharedRunq {
 
     /// The tasks of a shard, head first.
     pub fn shard_tasks(&self, shard: u32) -> Vec<TaskId> {
-        let mut out = Vec::with_capacity(self.shards[shard as usize].len as usize);
-        let mut at = self.shards[shard as usize].head;
-        while at != NIL {
-            out.push(TaskId(at));
-            at = self.next[at as usize];
-        }
-        out
+        self.lists.iter(shard).collect()
     }
 
     pub fn n_shards(&self) -> usize {
         self.shards.len()
-    }
-
-    fn push_back(&mut self, shard: u32, task: TaskId) {
-        let idx = task.0 as usize;
-        debug_assert_eq!(self.task_shard[idx], NIL, "task pushed twice");
-        let list = &mut self.shards[shard as usize];
-        self.prev[idx] = list.tail;
-        self.next[idx] = NIL;
-        if list.tail == NIL {
-            list.head = task.0;
-        } else {
-            self.next[list.tail as usize] = task.0;
-        }
-        list.tail = task.0;
-        list.len += 1;
-        self.task_shard[idx] = shard;
-    }
-
-    fn unlink(&mut self, task: TaskId) {
-        let idx = task.0 as usize;
-        let shard = self.task_shard[idx];
-        debug_assert_ne!(shard, NIL);
-        let (prev, next) = (self.prev[idx], self.next[idx]);
-        let list = &mut self.shards[shard as usize];
-        if prev == NIL {
-            list.head = next;
-        } else {
-            self.next[prev as usize] = next;
-        }
-        if next == NIL {
-            list.tail = prev;
-        } else {
-            self.prev[next as usize] = prev;
-        }
-        list.len -= 1;
-        self.task_shard[idx] = NIL;
-        self.prev[idx] = NIL;
-        self.next[idx] = NIL;
     }
 }
 
@@ -317,7 +261,7 @@ impl Simulator {
         }
         let shard = self.shared_runq.shard_of_cpu(cpu);
         self.lock_shard(shard, by, site);
-        self.shared_runq.push_back(shard, task);
+        self.shared_runq.lists.push_back(shard, task);
         self.emit_shard(
             cpu,
             TraceKind::ShardPush,
@@ -348,7 +292,7 @@ impl Simulator {
             return;
         };
         self.lock_shard(shard, by, site);
-        self.shared_runq.unlink(task);
+        self.shared_runq.lists.unlink(task);
         self.emit_shard(
             by,
             TraceKind::ShardPop,
@@ -370,14 +314,13 @@ impl Simulator {
             let shard = first + (own + step) % num_shards;
             // The lockless list_empty() look at the shard's line.
             self.charge_overhead(cpu, self.costs.scan_per_cpu_ns);
-            if self.shared_runq.shards[shard as usize].len == 0 {
+            let Some(head) = self.shared_runq.lists.head(shard) else {
                 continue;
-            }
+            };
             self.lock_shard(shard, cpu, ShardSite::NewidleBalance);
-            let head = TaskId(self.shared_runq.shards[shard as usize].head);
             // is_cpu_allowed(): otherwise this shard yields nothing (v2).
             if self.tasks[head.0 as usize].affinity.contains(cpu) && self.cpu_online(cpu) {
-                self.shared_runq.unlink(head);
+                self.shared_runq.lists.unlink(head);
                 popped = Some((head, shard));
                 break;
             }
@@ -485,15 +428,15 @@ mod tests {
         let skylake = topology("skylake-18c");
         let mut runq = SharedRunq::new(spec(0, ShardIndex::CpuMod), &skylake, 5);
         for task in 0..5 {
-            runq.push_back(0, TaskId(task));
+            runq.lists.push_back(0, TaskId(task));
         }
-        runq.unlink(TaskId(2));
-        runq.unlink(TaskId(0));
+        runq.lists.unlink(TaskId(2));
+        runq.lists.unlink(TaskId(0));
         assert_eq!(runq.shard_tasks(0), vec![TaskId(1), TaskId(3), TaskId(4)]);
         assert_eq!(runq.shard_of_task(TaskId(2)), None);
-        runq.push_back(0, TaskId(2));
-        runq.unlink(TaskId(4));
+        runq.lists.push_back(0, TaskId(2));
+        runq.lists.unlink(TaskId(4));
         assert_eq!(runq.shard_tasks(0), vec![TaskId(1), TaskId(3), TaskId(2)]);
-        assert_eq!(runq.shards[0].len, 3);
+        assert_eq!(runq.lists.len(0), 3);
     }
 }
