@@ -8,17 +8,22 @@
 #   - the schbench scenario on 512 CPUs at most 1.9x what it costs on 40 (target 1.5x);
 #   - hackbench on 32 CPUs at most 2,600 instructions per event (about 1.75x today's).
 # With --with-cgroups (as `npm run bench` runs it), the cgroup tree of 1,056 groups may
-# cost at most 1.3x per event what 110 groups cost (the target: flat).
-# Usage: bash scripts/perf-guard.sh [--json FILE] [--with-cgroups]   (--json writes the figures as JSON too)
+# cost at most 1.3x per event what 110 groups cost (the target: flat). With
+# --with-task-count (also in `npm run bench`), hackbench with 10,000 tasks may cost at
+# most 1.6x per event what 120 tasks cost (the target is 1.3x).
+# Usage: bash scripts/perf-guard.sh [--json FILE] [--with-cgroups] [--with-task-count]
+#   (--json writes the figures as JSON too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 json_out=""
 with_cgroups=0
+with_task_count=0
 while [ $# -gt 0 ]; do
   case $1 in
     --json) json_out=$2; shift 2 ;;
     --with-cgroups) with_cgroups=1; shift ;;
+    --with-task-count) with_task_count=1; shift ;;
     *) echo "perf-guard: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +45,13 @@ if [ "$with_cgroups" = 1 ]; then
   cases+=(
     "cgroups-110|cgroup-d3w10 --set duration_ms=150 --set workloads.0.depth=2 --set workloads.0.leaf.message_threads=10"
     "cgroups-1056|cgroup-d3w10 --set duration_ms=150 --set workloads.0.depth=2 --set workloads.0.width=32"
+  )
+fi
+if [ "$with_task_count" = 1 ]; then
+  # hackbench on 32 CPUs with 120 and 10,000 tasks, about a million events each.
+  cases+=(
+    "tasks-120|hackbench-7950x --set workloads.0.groups=3 --set workloads.0.loops=400"
+    "tasks-10000|hackbench-7950x --set workloads.0.groups=250 --set workloads.0.loops=4"
   )
 fi
 for entry in "${cases[@]}"; do
@@ -70,6 +82,9 @@ const checks = [
 ];
 if (per['cgroups-110']) {
   checks.push(['cgroup tree, 1056 groups against 110', per['cgroups-1056'].per_event / per['cgroups-110'].per_event, 1.3]);
+}
+if (per['tasks-120']) {
+  checks.push(['hackbench, 10000 tasks against 120', per['tasks-10000'].per_event / per['tasks-120'].per_event, 1.6]);
 }
 const absolute = ['hackbench on 32 CPUs, instructions per event', per['hackbench-32'].per_event, 2600];
 let failed = false;
