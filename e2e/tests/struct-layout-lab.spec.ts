@@ -66,7 +66,7 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   await expect(leaves).toHaveCount(9);
   await expect(tree.locator('button.cg-leaf.throttled')).toHaveCount(0);
 
-  // 11 ms in (a tenth of the run, then 20 steps of 50 us): two leaves wait for quota.
+  // 11 ms in (a tenth of the run, then 20 steps of 50 us): three leaves wait for quota.
   const slider = page.getByRole('slider', { name: 'Playhead' });
   await slider.focus();
   await page.keyboard.press('PageUp');
@@ -77,9 +77,9 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   }
   await expect(page.getByTestId('sim-time')).toContainText('t = 0.011000 s');
   const throttled = tree.locator('button.cg-leaf.throttled');
-  await expect(throttled).toHaveCount(2);
-  expect(await throttled.evaluateAll((marks) => marks.map((mark) => mark.getAttribute('data-group')))).toEqual(['/0/0', '/0/1']);
-  await expect(tree.getByTestId('cgroups-count')).toContainText('2 throttled');
+  await expect(throttled).toHaveCount(3);
+  expect(await throttled.evaluateAll((marks) => marks.map((mark) => mark.getAttribute('data-group')))).toEqual(['/0/1', '/2/1', '/2/2']);
+  await expect(tree.getByTestId('cgroups-count')).toContainText('3 throttled');
   // A throttled leaf: its quota, its state now, and cpu.stat saying it has been throttled.
   await throttled.first().click();
   const detail = tree.getByTestId('cgroup-detail');
@@ -88,9 +88,9 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   await expect(detail.getByTestId('cgroup-weight')).toHaveText('100');
   await expect.poll(async () => count(detail.getByTestId('cpu-stat').locator('dd').nth(1))).toBeGreaterThan(0);
   // Folding a group keeps its leaves as small marks, throttled ones marked.
-  await tree.getByRole('button', { name: 'Fold /0' }).click();
-  await expect(tree.locator('li[data-group="/0"] [data-testid="cg-minimap"] .cg-mini')).toHaveCount(3);
-  await expect(tree.locator('li[data-group="/0"] [data-testid="cg-minimap"] .cg-mini.throttled')).toHaveCount(2);
+  await tree.getByRole('button', { name: 'Fold /2' }).click();
+  await expect(tree.locator('li[data-group="/2"] [data-testid="cg-minimap"] .cg-mini')).toHaveCount(3);
+  await expect(tree.locator('li[data-group="/2"] [data-testid="cg-minimap"] .cg-mini.throttled')).toHaveCount(2);
 
   // The lab: the original layout in both drawings, heat from the run so far.
   await expect(lab.getByRole('radio', { name: 'Original' })).toBeChecked();
