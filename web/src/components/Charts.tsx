@@ -41,7 +41,12 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
             { key: 'p50', label: 'p50', color: '#2b6cb0', value: (point) => point.p50Us },
             { key: 'p99', label: 'p99', color: '#c53030', value: (point) => point.p99Us },
           ]}
-          latest={last ? `p50 ${last.p50Us.toFixed(1)} us, p99 ${last.p99Us.toFixed(1)} us` : 'no wakeup yet'}
+          latest={
+            // The figures now, as the latency table shows them (the last point drawn can be older).
+            (frame.latency[9] ?? 0) > 0
+              ? `p50 ${(frame.latency[0] ?? 0).toFixed(1)} us, p99 ${(frame.latency[4] ?? 0).toFixed(1)} us`
+              : 'no wakeup yet'
+          }
         />
         <LatencyHistogram flat={frame.latencyHistogram} />
         <HistoryChart
