@@ -45,7 +45,7 @@ impl RqLoadAvg {
         if now <= self.at {
             return;
         }
-        let keep = libm::exp2(-((now - self.at).as_ns() as f64) / PELT_HALF_LIFE_NS);
+        let keep = self.keep(now);
         self.deficit *= keep;
         self.blocked *= keep;
         self.at = now;

@@ -333,15 +333,13 @@ impl Simulator {
                 break;
             };
             looked += 1;
-            if !self.may_detach(task_id, src, this_cpu, may_move_hot, left, &mut some_pinned) {
+            let Some(after) =
+                self.may_detach(task_id, src, this_cpu, may_move_hot, left, &mut some_pinned)
+            else {
                 self.cfs_tasks.move_to_front(src.0, task_id);
                 continue;
-            }
-            let weight = self.task_h_load(task_id, src);
-            left = match left {
-                Imbalance::Load(load) => Imbalance::Load(load.saturating_sub(weight)),
-                Imbalance::Tasks(count) => Imbalance::Tasks(count - 1),
             };
+            left = after;
             let reason = Reason::Pull {
                 src: src.0,
                 src_nr_running: self.rqs[src.0 as usize].nr_running,
@@ -363,7 +361,8 @@ impl Simulator {
     }
 
     /// `can_migrate_task()` and `detach_tasks()`'s load test: whether the balancer
-    /// may take this task from `src` to `this_cpu` now.
+    /// may take this task from `src` to `this_cpu` now, and if so the imbalance left
+    /// once it has.
     fn may_detach(
         &self,
         task_id: TaskId,
@@ -372,24 +371,27 @@ impl Simulator {
         may_move_hot: bool,
         left: Imbalance,
         some_pinned: &mut bool,
-    ) -> bool {
+    ) -> Option<Imbalance> {
         let task = &self.tasks[task_id.0 as usize];
         if task.state != TaskState::Queued(src) {
             // Running (task_on_cpu()).
-            return false;
+            return None;
         }
         if !task.affinity.contains(this_cpu) {
             // LBF_SOME_PINNED.
             *some_pinned = true;
-            return false;
+            return None;
         }
         if !may_move_hot && self.task_hot(task_id, this_cpu) {
-            return false;
+            return None;
         }
         match left {
-            // A task more than twice the remaining imbalance would overshoot.
-            Imbalance::Load(load) => self.task_h_load(task_id, src) / 2 <= load,
-            Imbalance::Tasks(_) => true,
+            Imbalance::Load(load) => {
+                let weight = self.task_h_load(task_id, src);
+                // A task more than twice the remaining imbalance would overshoot.
+                (weight / 2 <= load).then(|| Imbalance::Load(load.saturating_sub(weight)))
+            }
+            Imbalance::Tasks(count) => Some(Imbalance::Tasks(count - 1)),
         }
     }
 
