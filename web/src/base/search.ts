@@ -4,7 +4,7 @@
  */
 
 /** How many of the first `length` times are at or before `timeNs` (the last such index + 1). */
-export function countAtOrBefore(times: Float64Array, length: number, timeNs: number): number {
+export function countAtOrBefore(times: ArrayLike<number>, length: number, timeNs: number): number {
   let lo = 0;
   let hi = length;
   while (lo < hi) {
@@ -16,7 +16,7 @@ export function countAtOrBefore(times: Float64Array, length: number, timeNs: num
 }
 
 /** How many of the first `length` times are strictly before `timeNs`. */
-export function countBefore(times: Float64Array, length: number, timeNs: number): number {
+export function countBefore(times: ArrayLike<number>, length: number, timeNs: number): number {
   let lo = 0;
   let hi = length;
   while (lo < hi) {

@@ -173,10 +173,12 @@ describe('SliceStore', () => {
     const spans = store.slicesIn(cpuId(0), 0, 10_000_000, 10_000);
     expect(performance.now() - started).toBeLessThan(50);
     expect(compact(spans)).toEqual([[0, 9_999_990, -1]]);
-    // Growth by doubling: capacity is the next power of two above the count.
     expect(store.sliceCount).toBe(1_000_000);
-    // (and the empty wait lane its first 64 entries: 8 + 4 + 8 bytes each).
-    expect(store.bytes).toBe(1_048_576 * 12 + 64 * 20);
+    // Packed chunks of 4096 switches, 4 bytes of time offset and 2 of pid each, and a
+    // double per chunk for its first time; the newest chunk's capacity is the next
+    // power of two above its 576 switches. The empty wait lane holds nothing.
+    const full = Math.floor(1_000_000 / 4096);
+    expect(store.bytes).toBe(full * 4096 * 6 + 1024 * 6 + (full + 1) * 8);
   });
 
   it('collapses zero-length slices and repeated switches to the same task', () => {

@@ -3,12 +3,12 @@
  * records, and the view (which time range is shown, following the playhead or not).
  * Pure: no React, no engine, no drawing.
  *
- * Storage is columnar, one pair of typed arrays per CPU that grow by doubling: the
- * times at which the CPU switched and the pid it switched to (0: idle). Slice `i`
+ * Storage is columnar, one `TimeSeries` (packed chunks) per CPU: the times at
+ * which the CPU switched and the pid it switched to (0: idle). Slice `i`
  * runs from `times[i]` to `times[i + 1]`; the last one is open and runs to "now".
  * Invariant: on each CPU times never decrease and two neighbouring slices never
  * have the same pid (a switch to the task already running is not a new slice).
- * A run with millions of switches costs 12 bytes per switch and no objects.
+ * A run with millions of switches costs about 6 bytes per switch and no objects.
  *
  * Beside the runs, each CPU keeps how many tasks waited on its runqueue over time
  * (`WaitLane`, from the bridge's `waits`), which the timeline shades.
@@ -16,9 +16,7 @@
 import type { CpuId, Pid, SimTimeNs } from '../base/types';
 import { pid as toPid, simTimeNs } from '../base/types';
 import { WaitLane, type WaitSpan } from './waits';
-import { countAtOrBefore, countBefore } from '../base/search';
-
-const INITIAL_CAPACITY = 64;
+import { TimeSeries } from './series';
 
 /** What `slicesIn` returns for one drawn span. */
 export type SpanKind = 'run' | 'busy';
@@ -41,40 +39,54 @@ export interface Slice {
   readonly pid: Pid;
 }
 
+/** One CPU's switches: each the time it switched and the pid it switched to (0: idle). */
 class Lane {
-  times = new Float64Array(INITIAL_CAPACITY);
-  pids = new Uint32Array(INITIAL_CAPACITY);
-  length = 0;
+  private readonly switches = new TimeSeries();
+
+  get length(): number {
+    return this.switches.length;
+  }
+
+  startOf(index: number): number {
+    return this.switches.timeAt(index);
+  }
+
+  pidOf(index: number): number {
+    return this.switches.valueAt(index);
+  }
 
   push(timeNs: number, nextPid: number) {
-    const last = this.length - 1;
-    if (last >= 0 && this.pids[last] === nextPid) return;
-    if (last >= 0 && this.times[last] === timeNs) {
+    const switches = this.switches;
+    const last = switches.length - 1;
+    if (last >= 0 && switches.valueAt(last) === nextPid) return;
+    if (last >= 0 && switches.timeAt(last) === timeNs) {
       // Two switches at the same instant: the earlier one lasted no time at all.
-      this.length -= 1;
-      if (last - 1 >= 0 && this.pids[last - 1] === nextPid) return;
+      switches.truncate(last);
+      if (last - 1 >= 0 && switches.valueAt(last - 1) === nextPid) return;
     }
-    if (this.length === this.times.length) {
-      const times = new Float64Array(this.times.length * 2);
-      times.set(this.times);
-      this.times = times;
-      const pids = new Uint32Array(this.pids.length * 2);
-      pids.set(this.pids);
-      this.pids = pids;
-    }
-    this.times[this.length] = timeNs;
-    this.pids[this.length] = nextPid;
-    this.length += 1;
+    switches.push(timeNs, nextPid);
+  }
+
+  /** Back to `length` slices, the last starting at `timeNs` with `pid` (a switch at that instant may have replaced it). */
+  rewind(length: number, timeNs: number, pid: number) {
+    const switches = this.switches;
+    switches.truncate(length);
+    if (switches.length < length) switches.push(timeNs, pid);
+    else if (length > 0) switches.setLast(timeNs, pid);
+  }
+
+  get bytes(): number {
+    return this.switches.bytes;
   }
 
   /** The index of the last slice starting at or before `timeNs`, or -1. */
   indexAt(timeNs: number): number {
-    return countAtOrBefore(this.times, this.length, timeNs) - 1;
+    return this.switches.countAtOrBefore(timeNs) - 1;
   }
 
   /** The index of the last slice starting strictly before `timeNs`, or -1. */
   indexBefore(timeNs: number): number {
-    return countBefore(this.times, this.length, timeNs) - 1;
+    return this.switches.countBefore(timeNs) - 1;
   }
 }
 
@@ -160,8 +172,8 @@ export class SliceStore {
     const lastPids = new Uint32Array(n);
     this.lanes.forEach((lane, index) => {
       lengths[index] = lane.length;
-      lastTimes[index] = lane.times[lane.length - 1] ?? 0;
-      lastPids[index] = lane.pids[lane.length - 1] ?? 0;
+      lastTimes[index] = lane.length > 0 ? lane.startOf(lane.length - 1) : 0;
+      lastPids[index] = lane.length > 0 ? lane.pidOf(lane.length - 1) : 0;
     });
     return {
       lengths,
@@ -178,12 +190,7 @@ export class SliceStore {
   /** Back to `mark`, taken earlier on this store: the slices appended since are dropped. */
   rewind(mark: SliceMark) {
     this.lanes.forEach((lane, index) => {
-      const length = Math.min(lane.length + 1, mark.lengths[index] ?? 0);
-      lane.length = length;
-      if (length > 0) {
-        lane.times[length - 1] = mark.lastTimes[index] ?? 0;
-        lane.pids[length - 1] = mark.lastPids[index] ?? 0;
-      }
+      lane.rewind(Math.min(lane.length + 1, mark.lengths[index] ?? 0), mark.lastTimes[index] ?? 0, mark.lastPids[index] ?? 0);
     });
     this.nowNs = mark.nowNs;
     this.switchCount = mark.switchCount;
@@ -230,13 +237,13 @@ export class SliceStore {
   /** Bytes the columns hold (capacity, not just length). */
   get bytes(): number {
     let total = 0;
-    for (const lane of this.lanes) total += lane.times.byteLength + lane.pids.byteLength;
+    for (const lane of this.lanes) total += lane.bytes;
     for (const lane of this.waitLanes) total += lane.bytes;
     return total;
   }
 
   private sliceEnd(lane: Lane, index: number): number {
-    return index + 1 < lane.length ? (lane.times[index + 1] ?? 0) : Math.max(lane.times[index] ?? 0, this.endNs);
+    return index + 1 < lane.length ? lane.startOf(index + 1) : Math.max(lane.startOf(index), this.endNs);
   }
 
   /** The task running on `cpu` at `timeNs` (its whole slice), or undefined when idle or unknown. */
@@ -245,10 +252,10 @@ export class SliceStore {
     if (!lane || timeNs > this.endNs) return undefined;
     const index = lane.indexAt(timeNs);
     if (index < 0) return undefined;
-    const runPid = lane.pids[index] ?? 0;
+    const runPid = lane.pidOf(index);
     const end = this.sliceEnd(lane, index);
     if (runPid === 0 || timeNs >= end) return undefined;
-    return { start: simTimeNs(lane.times[index] ?? 0), end: simTimeNs(end), pid: toPid(runPid) };
+    return { start: simTimeNs(lane.startOf(index)), end: simTimeNs(end), pid: toPid(runPid) };
   }
 
   /**
@@ -270,8 +277,8 @@ export class SliceStore {
       const to = Math.min(end, limit);
       if (to > from) spans.push({ kind, start: simTimeNs(from), end: simTimeNs(to), pid: runPid === undefined ? undefined : toPid(runPid) });
     };
-    const startOf = (index: number) => lane.times[index] ?? 0;
-    const pidOf = (index: number) => lane.pids[index] ?? 0;
+    const startOf = (index: number) => lane.startOf(index);
+    const pidOf = (index: number) => lane.pidOf(index);
     const isShort = (index: number) => this.sliceEnd(lane, index) - startOf(index) < pixelNs;
 
     let index = Math.max(0, lane.indexAt(t0));

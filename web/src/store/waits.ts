@@ -3,15 +3,13 @@
  * from the core's exact changes (the bridge's `waits`), and what the timeline
  * draws of it at a zoom level. Pure: no React, no engine, no drawing.
  *
- * Storage is columnar and grows by doubling: the times at which the count
+ * Storage is a `TimeSeries` (packed chunks): the times at which the count
  * changed, the new count, and the running integral of the count over time (task
  * nanoseconds of waiting up to each change). The integral gives the mean count
  * over any stretch with two binary searches, so a pixel holding thousands of
  * changes costs the same as one holding a single change.
  */
-import { countAtOrBefore } from '../base/search';
-
-const INITIAL_CAPACITY = 64;
+import { TimeSeries } from './series';
 
 /**
  * One stretch to shade: `waiting` is the number of tasks that waited there, the
@@ -25,11 +23,12 @@ export interface WaitSpan {
 }
 
 export class WaitLane {
-  private times = new Float64Array(INITIAL_CAPACITY);
-  private counts = new Uint32Array(INITIAL_CAPACITY);
-  /** Task-nanoseconds of waiting from the first change up to change `i`. */
-  private integral = new Float64Array(INITIAL_CAPACITY);
-  length = 0;
+  /** Per change: its time, the new count, and the task-nanoseconds of waiting from the first change up to it. */
+  private readonly changes = new TimeSeries(true);
+
+  get length(): number {
+    return this.changes.length;
+  }
 
   /**
    * Appends a change: from `timeNs` on, `waiting` tasks wait. Changes at one
@@ -37,71 +36,55 @@ export class WaitLane {
    * change to the count already standing is dropped.
    */
   push(timeNs: number, waiting: number) {
-    let last = this.length - 1;
-    if (last >= 0 && (this.times[last] ?? 0) >= timeNs) {
+    const changes = this.changes;
+    let last = changes.length - 1;
+    if (last >= 0 && changes.timeAt(last) >= timeNs) {
       // The same instant (times never go back): the earlier change lasted no time.
-      this.length -= 1;
+      changes.truncate(last);
       last -= 1;
     }
-    if (last >= 0 ? this.counts[last] === waiting : waiting === 0) return;
-    if (this.length === this.times.length) this.grow();
-    const at = this.length;
-    this.times[at] = timeNs;
-    this.counts[at] = waiting;
-    this.integral[at] = last >= 0 ? (this.integral[last] ?? 0) + (this.counts[last] ?? 0) * (timeNs - (this.times[last] ?? 0)) : 0;
-    this.length += 1;
+    if (last >= 0 ? changes.valueAt(last) === waiting : waiting === 0) return;
+    const integral = last >= 0 ? changes.totalAt(last) + changes.valueAt(last) * (timeNs - changes.timeAt(last)) : 0;
+    changes.push(timeNs, waiting, integral);
   }
 
   /** Where the lane stands: its length and its last change (a later change at the same instant rewrites it). */
   mark(): readonly [number, number, number, number] {
-    const last = this.length - 1;
-    return [this.length, this.times[last] ?? 0, this.counts[last] ?? 0, this.integral[last] ?? 0];
+    const changes = this.changes;
+    const last = changes.length - 1;
+    return last < 0 ? [0, 0, 0, 0] : [changes.length, changes.timeAt(last), changes.valueAt(last), changes.totalAt(last)];
   }
 
   /** Back to `mark`, taken earlier on this lane. */
   rewind([length, time, count, integral]: readonly [number, number, number, number]) {
-    this.length = Math.min(length, this.times.length);
-    const last = this.length - 1;
-    if (last >= 0) {
-      this.times[last] = time;
-      this.counts[last] = count;
-      this.integral[last] = integral;
-    }
-  }
-
-  private grow() {
-    const size = this.times.length * 2;
-    const times = new Float64Array(size);
-    times.set(this.times);
-    this.times = times;
-    const counts = new Uint32Array(size);
-    counts.set(this.counts);
-    this.counts = counts;
-    const integral = new Float64Array(size);
-    integral.set(this.integral);
-    this.integral = integral;
+    const changes = this.changes;
+    changes.truncate(length);
+    // A change at the mark's instant may have replaced its last entry, leaving one fewer.
+    if (changes.length < length) changes.push(time, count, integral);
+    else if (changes.length > 0) changes.setLast(time, count, integral);
   }
 
   /** Bytes the columns hold (capacity, not just length). */
   get bytes(): number {
-    return this.times.byteLength + this.counts.byteLength + this.integral.byteLength;
+    return this.changes.bytes;
   }
 
   /** The index of the last change at or before `timeNs`, or -1. */
   indexAt(timeNs: number): number {
-    return countAtOrBefore(this.times, this.length, timeNs) - 1;
+    return this.changes.countAtOrBefore(timeNs) - 1;
   }
 
   /** Tasks waiting at `timeNs` (after every change at that instant); 0 before the first change. */
   waitingAt(timeNs: number): number {
     const index = this.indexAt(timeNs);
-    return index < 0 ? 0 : (this.counts[index] ?? 0);
+    return index < 0 ? 0 : this.changes.valueAt(index);
   }
 
   /** Task-nanoseconds of waiting up to `timeNs`, where change `index` (`indexAt(timeNs)`) holds. */
   private integralAt(index: number, timeNs: number): number {
     if (index < 0) return 0;
-    return (this.integral[index] ?? 0) + (this.counts[index] ?? 0) * (timeNs - (this.times[index] ?? 0));
+    const changes = this.changes;
+    return changes.totalAt(index) + changes.valueAt(index) * (timeNs - changes.timeAt(index));
   }
 
   /**
@@ -126,10 +109,10 @@ export class WaitLane {
     let index = this.indexAt(t0);
     while (time < limit) {
       // Where the interval holding `time` ends.
-      const next = index + 1 < this.length ? (this.times[index + 1] ?? Infinity) : Infinity;
+      const next = index + 1 < this.length ? this.changes.timeAt(index + 1) : Infinity;
       if (next - time >= pixelNs || next >= limit) {
         const end = Math.min(next, limit);
-        add(time, end, index < 0 ? 0 : (this.counts[index] ?? 0));
+        add(time, end, index < 0 ? 0 : this.changes.valueAt(index));
         time = end;
         index += 1;
         continue;
