@@ -48,6 +48,9 @@ try {
       wasmBytes: window.__schedlab?.wasmBytes ?? 0,
       jsHeapWithGarbage: garbage,
       jsHeap: performance.memory?.usedJSHeapSize ?? 0,
+      switches: window.__schedlab?.timeline?.switches ?? 0,
+      waitChanges: window.__schedlab?.timeline?.waitChanges ?? 0,
+      storeBytes: window.__schedlab?.timeline?.storeBytes?.() ?? 0,
     };
   });
   const clock = await page.getByTestId('sim-time').textContent();
@@ -55,7 +58,8 @@ try {
   console.log(
     `memory (netperf-udp-rr-skylake, duration_ms ${durationMs}, to the end in ${seconds.toFixed(1)} s): ${figures.events} events, ` +
       `the engine's wasm memory ${mb(figures.wasmBytes)} MB, the page's JS heap ${mb(figures.jsHeap)} MB held after a collection ` +
-      `(${mb(heapBefore)} MB before the run was played; ${mb(figures.jsHeapWithGarbage)} MB before the collection) (${clock?.replace(/^t = /, '')})`,
+      `(${mb(heapBefore)} MB before the run was played; ${mb(figures.jsHeapWithGarbage)} MB before the collection) (${clock?.replace(/^t = /, '')}); ` +
+      `the timeline holds ${figures.switches} switches and ${figures.waitChanges} changes of waiting counts in ${mb(figures.storeBytes)} MB`,
   );
 } finally {
   await browser.close();

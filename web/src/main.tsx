@@ -30,6 +30,8 @@ declare global {
 interface TimelineHook {
   switches: number;
   waitChanges: number;
+  /** The slice store's bytes (its packed lanes, capacity included), read when asked. */
+  storeBytes: () => number;
   lanes: number;
   spans: number;
   waitSpans: number;
@@ -41,7 +43,7 @@ interface TimelineHook {
 }
 
 const store = createAppStore();
-const timelineHook: TimelineHook = { switches: 0, waitChanges: 0, lanes: 0, spans: 0, waitSpans: 0, waitLanes: 0, waitSample: undefined, t0: 0, t1: 0, sample: undefined };
+const timelineHook: TimelineHook = { switches: 0, waitChanges: 0, storeBytes: () => store.get().slices?.bytes ?? 0, lanes: 0, spans: 0, waitSpans: 0, waitLanes: 0, waitSample: undefined, t0: 0, t1: 0, sample: undefined };
 const controller = createController(store, startEngine());
 const actions = createActions(controller, store);
 // Compare mode's run B: its own store, controller and engine worker, made on first use.

@@ -63,9 +63,7 @@ impl MigrationCounts {
 impl Metrics {
     pub fn new(n_cpus: usize, n_workloads: usize) -> Self {
         Self {
-            // 1 ns to one simulated hour at 3 significant figures; larger values saturate.
-            wakeup_latency: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-                .expect("valid histogram bounds"),
+            wakeup_latency: Self::new_latency_histogram(),
             context_switches: 0,
             wakeups: 0,
             migrations: MigrationCounts::default(),
@@ -76,6 +74,38 @@ impl Metrics {
             idle_while_runnable_llc_ns: 0,
             idle_while_runnable_machine_ns: 0,
         }
+    }
+
+    /// An empty latency histogram with the bounds every run uses.
+    fn new_latency_histogram() -> Histogram<u64> {
+        // 1 ns to one simulated hour at 3 significant figures; larger values saturate.
+        Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+    }
+
+    /// Takes the latency histogram out, leaving an empty one that has allocated
+    /// almost nothing (a snapshot clones the rest of the state without it).
+    pub(crate) fn detach_latency(&mut self) -> Histogram<u64> {
+        let placeholder = Histogram::new(1).expect("an empty auto-resizing histogram");
+        std::mem::replace(&mut self.wakeup_latency, placeholder)
+    }
+
+    /// A latency histogram's recorded buckets, each its highest equivalent value and
+    /// its count: a few hundred pairs where the histogram holds 32,768 counters.
+    pub(crate) fn latency_buckets(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
+        histogram
+            .iter_recorded()
+            .map(|bucket| (bucket.value_iterated_to(), bucket.count_at_value()))
+            .collect()
+    }
+
+    /// The latency histogram again from `latency_buckets`: the same counts in the
+    /// same buckets, so every percentile, the minimum and the maximum read as before.
+    pub(crate) fn restore_latency_buckets(&mut self, buckets: &[(u64, u64)]) {
+        let mut histogram = Self::new_latency_histogram();
+        for &(value, count) in buckets {
+            histogram.saturating_record_n(value, count);
+        }
+        self.wakeup_latency = histogram;
     }
 
     pub fn record_latency(&mut self, latency_ns: u64) {

@@ -8,6 +8,7 @@
 //! keeps records, so it covers the same stretch of time as the kept trace.
 
 use crate::packed::PackedRows;
+use std::collections::VecDeque;
 
 /// Where a wait log stood (`WaitLog::mark`).
 #[derive(Clone, Debug)]
@@ -42,9 +43,15 @@ pub struct WaitEntry {
 /// (`crate::packed`; about 3 to 4 bytes an entry where plain columns took 16), and
 /// the newest entries (fewer than a chunk) plain. Each chunk is one exactly sized
 /// allocation, so the log never doubles a large buffer.
+///
+/// A front end that copies the entries out as they come (the app's engine worker)
+/// can let the log forget them (`WaitLog::forget_before`): its sealed chunks are
+/// then freed from the front, and entry numbers go on counting from where they were.
 #[derive(Clone, Debug, Default)]
 pub struct WaitLog {
-    sealed: Vec<PackedRows<3>>,
+    /// The number of the first entry kept: the ones before it were forgotten.
+    base: usize,
+    sealed: VecDeque<PackedRows<3>>,
     /// The newest entries, not yet a whole chunk.
     open: Vec<WaitEntry>,
     /// Per CPU: the count last logged (0 before any entry).
@@ -69,14 +76,14 @@ impl WaitLog {
             return;
         }
         *last = waiting;
-        debug_assert!(self.is_empty() || self.get(self.len() - 1).time <= time);
+        debug_assert!(self.len() == self.base || self.get(self.len() - 1).time <= time);
         if self.open.capacity() == 0 {
             self.open.reserve_exact(CHUNK);
         }
         self.open.push(WaitEntry { time, cpu, waiting });
         if self.open.len() == CHUNK {
             let open = &self.open;
-            self.sealed.push(PackedRows::pack(CHUNK, |col, row| {
+            self.sealed.push_back(PackedRows::pack(CHUNK, |col, row| {
                 let entry = open[row];
                 match col {
                     COL_TIME => entry.time,
@@ -88,33 +95,49 @@ impl WaitLog {
         }
     }
 
+    /// Entries logged so far, the forgotten ones included.
     pub fn len(&self) -> usize {
-        self.sealed.len() * CHUNK + self.open.len()
+        self.base + self.sealed.len() * CHUNK + self.open.len()
+    }
+
+    /// The number of the first entry still kept (`get` answers from it on).
+    pub fn first_kept(&self) -> usize {
+        self.base
+    }
+
+    /// Forgets the sealed chunks wholly before entry `idx`, freeing them: for a
+    /// reader that has copied those entries out. The open entries stay.
+    pub fn forget_before(&mut self, idx: usize) {
+        while self.base + CHUNK <= idx && !self.sealed.is_empty() {
+            self.sealed.pop_front();
+            self.base += CHUNK;
+        }
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Entry `idx` (below [`WaitLog::len`]).
+    /// Entry `idx` (from [`WaitLog::first_kept`] to below [`WaitLog::len`]).
     #[inline]
     pub fn get(&self, idx: usize) -> WaitEntry {
-        match self.sealed.get(idx / CHUNK) {
+        let at = idx - self.base;
+        match self.sealed.get(at / CHUNK) {
             Some(chunk) => {
-                let row = idx % CHUNK;
+                let row = at % CHUNK;
                 WaitEntry {
                     time: chunk.get(COL_TIME, row),
                     cpu: chunk.get(COL_CPU, row) as u32,
                     waiting: chunk.get(COL_WAITING, row) as u32,
                 }
             }
-            None => self.open[idx - self.sealed.len() * CHUNK],
+            None => self.open[at - self.sealed.len() * CHUNK],
         }
     }
 
-    /// Every entry, oldest first.
+    /// Every entry kept, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = WaitEntry> + '_ {
-        (0..self.len()).map(|idx| self.get(idx))
+        (self.base..self.len()).map(|idx| self.get(idx))
     }
 
     /// Bytes the entries take on the heap.
@@ -136,22 +159,32 @@ impl WaitLog {
     }
 
     /// Back to `mark`, taken earlier on this log: the later entries are dropped.
+    /// Where the mark falls among forgotten entries, the log goes on from it keeping
+    /// nothing before it (the reader had copied those out).
     pub fn rewind(&mut self, mark: &WaitMark) {
-        let whole = mark.len / CHUNK;
-        if whole < self.sealed.len() {
-            // The mark falls in a sealed chunk: its first entries become the open ones.
-            let kept: Vec<WaitEntry> = (whole * CHUNK..mark.len).map(|idx| self.get(idx)).collect();
-            self.sealed.truncate(whole);
+        if mark.len < self.base {
+            self.base = mark.len;
+            self.sealed.clear();
             self.open.clear();
-            self.open.extend(kept);
         } else {
-            self.open.truncate(mark.len - whole * CHUNK);
+            let at = mark.len - self.base;
+            let whole = at / CHUNK;
+            if whole < self.sealed.len() {
+                // The mark falls in a sealed chunk: its first entries become the open ones.
+                let start = self.base + whole * CHUNK;
+                let kept: Vec<WaitEntry> = (start..mark.len).map(|idx| self.get(idx)).collect();
+                self.sealed.truncate(whole);
+                self.open.clear();
+                self.open.extend(kept);
+            } else {
+                self.open.truncate(at - whole * CHUNK);
+            }
         }
         self.last.clone_from(&mark.last);
     }
 
     /// `cpu`'s count as the log says it stood at `time` (after every change at that
-    /// instant). A scan of the whole log: for tests and one-off questions.
+    /// instant). A scan of the whole log kept: for tests and one-off questions.
     pub fn waiting_at(&self, cpu: u32, time: u64) -> u32 {
         let mut count = 0;
         for entry in self.iter() {
@@ -231,5 +264,56 @@ mod tests {
             log.note(last.time, last.cpu, last.waiting);
             assert_eq!(log.len(), len, "no change, no entry");
         }
+    }
+
+    #[test]
+    fn forgets_read_chunks_keeps_numbering_and_rewinds_across_them() {
+        let mut log = WaitLog::new(4);
+        let mut want = Vec::new();
+        let mut marks = Vec::new();
+        for step in 0..(5 * CHUNK as u64 + 100) {
+            let cpu = (step % 4) as u32;
+            let waiting = (step / 4 % 2 + 1) as u32 + u32::from(step % 8 >= 4) * 2;
+            log.note(10 * step, cpu, waiting);
+            want.push(WaitEntry {
+                time: 10 * step,
+                cpu,
+                waiting,
+            });
+            if step % (CHUNK as u64) == 500 {
+                marks.push((log.mark(), want.len()));
+            }
+        }
+        let full = log.heap_bytes();
+        let len = log.len();
+        // Read up to the middle of the fourth chunk: the three before it go.
+        log.forget_before(3 * CHUNK + 10);
+        assert_eq!(log.len(), len, "numbering goes on");
+        assert_eq!(log.first_kept(), 3 * CHUNK);
+        assert_eq!(log.sealed.len(), 2, "chunks 3 and 4 kept");
+        assert!(
+            log.heap_bytes() < full,
+            "{} of {full} bytes",
+            log.heap_bytes()
+        );
+        let kept: Vec<WaitEntry> = (log.first_kept()..len).map(|idx| log.get(idx)).collect();
+        assert_eq!(kept, want[3 * CHUNK..]);
+        assert_eq!(log.iter().count(), len - 3 * CHUNK);
+        // Back to a mark still kept (3 * CHUNK + 501 entries): read back as before.
+        let (mark, at) = marks[3].clone();
+        log.rewind(&mark);
+        assert_eq!(log.len(), at);
+        let kept: Vec<WaitEntry> = (log.first_kept()..at).map(|idx| log.get(idx)).collect();
+        assert_eq!(kept, want[3 * CHUNK..at], "after the rewind");
+        // Back to a forgotten mark (CHUNK + 501): nothing kept, numbering from there.
+        let (mark, at) = marks[1].clone();
+        log.rewind(&mark);
+        assert_eq!((log.len(), log.first_kept()), (at, at));
+        assert_eq!(log.iter().count(), 0);
+        // It goes on logging from the mark's counts.
+        let next = want[at];
+        log.note(next.time, next.cpu, next.waiting);
+        assert_eq!(log.len(), at + 1);
+        assert_eq!(log.get(at), next);
     }
 }

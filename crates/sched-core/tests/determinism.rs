@@ -80,6 +80,7 @@ fn fingerprint(
     u64,
     sched_core::metrics::RunSummary,
     WaitEntries,
+    Vec<(u64, u64)>,
 ) {
     let waits = sim
         .wait_log
@@ -91,6 +92,8 @@ fn fingerprint(
         sim.events(),
         sim.summary("s"),
         waits,
+        // The latency histogram bucket by bucket (a snapshot keeps it as its buckets).
+        sim.metrics.latency_histogram(),
     )
 }
 

@@ -767,6 +767,16 @@ impl SimHandle {
             .map_or_else(Vec::new, |log| trace_view::waits(log, from, to))
     }
 
+    /// Lets the core forget the wait-log entries before `idx` that the UI has
+    /// copied out (its cursor): their sealed chunks are freed, so a long run does
+    /// not keep the log twice. `waits` answers from the first entry kept; rewinding
+    /// to a snapshot still works (the log goes on from the snapshot's mark).
+    pub fn forget_waits_before(&mut self, idx: u32) {
+        if let Some(log) = &mut self.sim.wait_log {
+            log.forget_before(idx as usize);
+        }
+    }
+
     /// The task moves among trace records `[from, to)` (every `sched_migrate_task`,
     /// uncapped), as flat quintuples `[time_ns, pid, orig_cpu, dest_cpu, cause, ...]`;
     /// `cause` is 0 for a wakeup's placement (TurboSched's packing included), 1 for

@@ -357,6 +357,11 @@ impl LogHandle {
         trace_view::waits(&self.player.wait_log, from, to)
     }
 
+    /// As `SimHandle::forget_waits_before`.
+    pub fn forget_waits_before(&mut self, idx: u32) {
+        self.player.wait_log.forget_before(idx as usize);
+    }
+
     /// The moves among trace records `[from, to)`, as `SimHandle::migrations`
     /// gives them (`[time_ns, pid, orig_cpu, dest_cpu, cause, ...]`, cause 2: the
     /// log does not say why). Inferred moves (a log without `sched_migrate_task`)

@@ -26,9 +26,10 @@ pub fn switches(trace: &Trace, from: u32, to: u32) -> Vec<f64> {
     out
 }
 
-/// Wait-log entries `[from, to)`: `[time_ns, cpu, waiting, ...]`.
+/// Wait-log entries `[from, to)`: `[time_ns, cpu, waiting, ...]`, from the first
+/// one the log still keeps (`WaitLog::forget_before`).
 pub fn waits(log: &WaitLog, from: u32, to: u32) -> Vec<f64> {
-    let range = range(log.len(), from, to);
+    let range = range(log.len(), from.max(log.first_kept() as u32), to);
     let mut out = Vec::with_capacity(range.len() * 3);
     for idx in range {
         let entry = log.get(idx);

@@ -162,6 +162,8 @@ function frameOf(sim: Source): Frame {
   const waitTotal = sim.waits_len();
   const waits = sim.waits(waitCursor, waitTotal);
   waitCursor = waitTotal;
+  // The page keeps its own copy (the timeline's wait lanes): the core need not.
+  sim.forget_waits_before(waitCursor);
   if (keptUntilNs === undefined && traceTotal > 0 && sim.trace_full()) {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }

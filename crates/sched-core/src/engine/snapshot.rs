@@ -2,10 +2,12 @@
 //! and a short run forward instead of a re-run from time 0. A snapshot is the
 //! whole simulator state (queues, tasks, metrics, the random number generator)
 //! except the logs that only grow, the trace's records and the wait log, which stay
-//! in the live simulator: restoring drops their entries after the snapshot's marks. The run is deterministic, so a snapshot
+//! in the live simulator: restoring drops their entries after the snapshot's marks.
+//! The latency histogram is kept as its recorded buckets, and rebuilt on restore. The run is deterministic, so a snapshot
 //! taken later than one restored stays valid: the same future comes again.
 
 use super::Simulator;
+use crate::metrics::Metrics;
 use crate::trace::{Trace, TraceMark};
 use crate::waiting::WaitMark;
 
@@ -18,6 +20,10 @@ pub struct Snapshot {
     trace: TraceMark,
     /// Where the live wait log stood, when one is kept.
     waits: Option<WaitMark>,
+    /// The wakeup-latency histogram as its recorded buckets (`state` holds an empty
+    /// one): a snapshot of a 36-CPU run took about 330 KB, 260 KB of it this
+    /// histogram's counters.
+    latency: Vec<(u64, u64)>,
 }
 
 impl Snapshot {
@@ -44,13 +50,17 @@ impl Simulator {
         let waits = self.wait_log.take();
         let mark = live.mark();
         let wait_mark = waits.as_ref().map(|log| log.mark());
+        let latency = self.metrics.detach_latency();
         let state = Box::new(self.clone());
         self.trace = live;
         self.wait_log = waits;
+        let buckets = Metrics::latency_buckets(&latency);
+        self.metrics.wakeup_latency = latency;
         Snapshot {
             state,
             trace: mark,
             waits: wait_mark,
+            latency: buckets,
         }
     }
 
@@ -67,6 +77,7 @@ impl Simulator {
             _ => {}
         }
         *self = (*snapshot.state).clone();
+        self.metrics.restore_latency_buckets(&snapshot.latency);
         self.trace = live;
         self.wait_log = waits;
     }
