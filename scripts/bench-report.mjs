@@ -132,7 +132,7 @@ if (report.frames) {
 
 if (report.memory) {
   lines.push('');
-  lines.push(`Memory (\`node scripts/memory-bench.mjs\`): ${report.memory.scenario}, ${report.memory.events.toLocaleString('en')} events: the engine's wasm memory ${report.memory.wasm_mb} MB, the page's JavaScript heap ${report.memory.js_heap_mb} MB.`);
+  lines.push(`Memory (\`node scripts/memory-bench.mjs\`): ${report.memory.scenario}, ${report.memory.events.toLocaleString('en')} events: the engine's wasm memory ${report.memory.wasm_mb} MB, the page's JavaScript heap ${report.memory.js_heap_mb} MB held (after two collections): ${(Number(report.memory.wasm_mb) + Number(report.memory.js_heap_mb)).toFixed(1)} MB together.`);
 }
 
 const docs = `${root}docs/PERFORMANCE.md`;
