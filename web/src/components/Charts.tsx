@@ -1,7 +1,7 @@
 import { useEffect, useRef, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import type { FrequencySeries, PowerOn } from '../store/power';
-import type { Frame } from '../engine/protocol';
+import { LATENCY, type Frame } from '../engine/protocol';
 import { useAppState, useAppStateEvery } from './useStore';
 import { useElementWidth } from './useElementWidth';
 import { formatGhz, powerOn } from '../store/power';
@@ -43,8 +43,8 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
           ]}
           latest={
             // The figures now, as the latency table shows them (the last point drawn can be older).
-            (frame.latency[9] ?? 0) > 0
-              ? `p50 ${(frame.latency[0] ?? 0).toFixed(1)} us, p99 ${(frame.latency[4] ?? 0).toFixed(1)} us`
+            (frame.latency[LATENCY.samples] ?? 0) > 0
+              ? `p50 ${(frame.latency[LATENCY.p50] ?? 0).toFixed(1)} us, p99 ${(frame.latency[LATENCY.p99] ?? 0).toFixed(1)} us`
               : 'no wakeup yet'
           }
         />

@@ -1,13 +1,14 @@
 import type { AppStore } from '../store/app';
 import { useAppStateEvery } from './useStore';
 import { formatUs, formatCount } from '../base/format';
+import { LATENCY } from '../engine/protocol';
 
 const ROWS = ['50.0th', '75.0th', '90.0th', '95.0th', '*99.0th', '99.5th', '99.9th'] as const;
 
 /** Wakeup latency percentiles, laid out as schbench prints them. */
 export function LatencyTable({ store }: { store: AppStore }) {
   const latency = useAppStateEvery(store, (s) => s.frame?.latency);
-  const samples = latency?.[9] ?? 0;
+  const samples = latency?.[LATENCY.samples] ?? 0;
   return (
     <section className="panel" aria-labelledby="latency-title">
       <h2 id="latency-title">Wakeup latency (usec)</h2>
@@ -16,12 +17,12 @@ export function LatencyTable({ store }: { store: AppStore }) {
           {ROWS.map((label, index) => (
             <tr key={label} className={label.startsWith('*') ? 'headline' : undefined}>
               <th scope="row">{label}</th>
-              <td data-testid={`latency-${label.replace('*', '')}`}>{samples > 0 ? formatUs(latency?.[index] ?? 0) : '—'}</td>
+              <td data-testid={`latency-${label.replace('*', '')}`}>{samples > 0 ? formatUs(latency?.[LATENCY.p50 + index] ?? 0) : '—'}</td>
             </tr>
           ))}
           <tr>
             <th scope="row">min / max</th>
-            <td>{samples > 0 ? `${formatUs(latency?.[7] ?? 0)} / ${formatUs(latency?.[8] ?? 0)}` : '—'}</td>
+            <td>{samples > 0 ? `${formatUs(latency?.[LATENCY.min] ?? 0)} / ${formatUs(latency?.[LATENCY.max] ?? 0)}` : '—'}</td>
           </tr>
           <tr>
             <th scope="row">samples</th>

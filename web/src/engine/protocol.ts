@@ -324,7 +324,7 @@ export interface Frame {
   readonly queues: Uint32Array;
   /** Per CPU: busy nanoseconds so far. */
   readonly busyNs: Float64Array;
-  /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples. */
+  /** p50, p75, p90, p95, p99, p99.5, p99.9, min, max (us), samples: read with `LATENCY`. */
   readonly latency: Float64Array;
   /** The wakeup latencies so far in powers of two from 1 us: `[upper_us, count, ...]` (the bridge's `latency_histogram`). */
   readonly latencyHistogram: Float64Array;
@@ -511,3 +511,6 @@ export function cgroupsOf(text: string): CgroupInfo[] {
     tasks: group.tasks,
   }));
 }
+
+/** Where each figure is in `Frame.latency`: the seven percentiles schbench prints from `p50`, then min, max and the sample count. */
+export const LATENCY = { p50: 0, p99: 4, min: 7, max: 8, samples: 9 } as const;

@@ -8,7 +8,7 @@
  * half thinned). A new object per run, appended to before each frame is set.
  * Pure: no React.
  */
-import { Counter, type Frame } from '../engine/protocol';
+import { Counter, LATENCY, type Frame } from '../engine/protocol';
 
 export const HISTORY_MAX_POINTS = 1200;
 
@@ -103,8 +103,8 @@ export class RunHistory {
     const acquisitions = now.acquisitions - this.start.acquisitions;
     this.list.push({
       timeNs: now.timeNs,
-      p50Us: frame.latency[0] ?? 0,
-      p99Us: frame.latency[4] ?? 0,
+      p50Us: frame.latency[LATENCY.p50] ?? 0,
+      p99Us: frame.latency[LATENCY.p99] ?? 0,
       utilisationPct: (100 * (now.busyNs - this.start.busyNs)) / capacity,
       gapPct: (100 * (now.gapNs - this.start.gapNs)) / capacity,
       smtPerMs: perMs(now.smt - this.start.smt),

@@ -103,6 +103,17 @@ export class TimeSeries {
     this.length = keep;
   }
 
+  /**
+   * Back to a mark: `length` entries, the last one `(time, value, total)`. The
+   * series may have lost that last entry since (a later entry at the same instant
+   * replaced it), so it is appended again when the series is one short.
+   */
+  rewindTo(length: number, time: number, value: number, total = 0) {
+    this.truncate(length);
+    if (this.length < length) this.push(time, value, total);
+    else if (length > 0) this.setLast(time, value, total);
+  }
+
   /** Rewrites the last entry (it must stay at or after the one before it). */
   setLast(time: number, value: number, total = 0) {
     const index = this.length - 1;

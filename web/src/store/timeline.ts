@@ -69,10 +69,7 @@ class Lane {
 
   /** Back to `length` slices, the last starting at `timeNs` with `pid` (a switch at that instant may have replaced it). */
   rewind(length: number, timeNs: number, pid: number) {
-    const switches = this.switches;
-    switches.truncate(length);
-    if (switches.length < length) switches.push(timeNs, pid);
-    else if (length > 0) switches.setLast(timeNs, pid);
+    this.switches.rewindTo(length, timeNs, pid);
   }
 
   get bytes(): number {

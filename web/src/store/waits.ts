@@ -57,11 +57,7 @@ export class WaitLane {
 
   /** Back to `mark`, taken earlier on this lane. */
   rewind([length, time, count, integral]: readonly [number, number, number, number]) {
-    const changes = this.changes;
-    changes.truncate(length);
-    // A change at the mark's instant may have replaced its last entry, leaving one fewer.
-    if (changes.length < length) changes.push(time, count, integral);
-    else if (changes.length > 0) changes.setLast(time, count, integral);
+    this.changes.rewindTo(length, time, count, integral);
   }
 
   /** Bytes the columns hold (capacity, not just length). */
