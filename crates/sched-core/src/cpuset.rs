@@ -121,6 +121,103 @@ impl CpuSet {
     }
 }
 
+/// What a bounded wrap-around scan found: see [`scan_wrap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrapScan {
+    /// The first CPU found (in wrap order), if the budget reached it.
+    pub found: Option<CpuId>,
+    /// The allowed CPUs looked at, the found one included.
+    pub scanned: u32,
+}
+
+/// `select_idle_cpu()`'s loop (`for_each_cpu_wrap(cpu, span, target + 1)`), a 64-CPU
+/// word at a time: walks `span` upwards from the CPU after `target`, wrapping round
+/// to `target` itself last. A CPU not in `allowed` is skipped, or, with
+/// `count_disallowed`, uses up one of the `budget` like an allowed one (the pre-5.6
+/// SIS_PROP form); the scan stops at the first allowed CPU of `hit`, or when the
+/// budget is spent (`None`: no bound). Gives what the CPU-at-a-time loop gives.
+pub fn scan_wrap(
+    span: &CpuSet,
+    allowed: &CpuSet,
+    hit: &CpuSet,
+    target: CpuId,
+    count_disallowed: bool,
+    budget: Option<u32>,
+) -> WrapScan {
+    let n_words = span.words.len();
+    let word_of = |set: &CpuSet, idx: usize| set.words.get(idx).copied().unwrap_or(0);
+    let target_idx = (target.0 as usize).min(n_words * 64 - 1);
+    let (target_word, target_bit) = (target_idx / 64, target_idx % 64);
+    let up_to_target = up_to(target_bit);
+    // The segments in wrap order: above the target in its word, the words above,
+    // the words below, then the target's word up to the target.
+    let segments = std::iter::once((target_word, !up_to_target))
+        .chain((target_word + 1..n_words).map(|idx| (idx, u64::MAX)))
+        .chain((0..target_word).map(|idx| (idx, u64::MAX)))
+        .chain(std::iter::once((target_word, up_to_target)));
+    let mut left = budget;
+    let mut scanned = 0u32;
+    for (idx, range) in segments {
+        let in_span = word_of(span, idx) & range;
+        let in_allowed = in_span & word_of(allowed, idx);
+        let counted = if count_disallowed {
+            in_span
+        } else {
+            in_allowed
+        };
+        let hits = in_allowed & word_of(hit, idx);
+        // The counted CPU that would find the budget spent, if it is in this word.
+        let stop = left.and_then(|left| nth_bit(counted, left));
+        let first_hit = (hits != 0).then(|| hits.trailing_zeros());
+        match (first_hit, stop) {
+            (Some(bit), stop) if stop.is_none_or(|stop| bit < stop) => {
+                scanned += (in_allowed & up_to(bit as usize)).count_ones();
+                return WrapScan {
+                    found: Some(CpuId((idx * 64) as u32 + bit)),
+                    scanned,
+                };
+            }
+            (_, Some(stop)) => {
+                scanned += (in_allowed & ((1u64 << stop) - 1)).count_ones();
+                return WrapScan {
+                    found: None,
+                    scanned,
+                };
+            }
+            _ => {
+                scanned += in_allowed.count_ones();
+                if let Some(left) = left.as_mut() {
+                    *left -= counted.count_ones();
+                }
+            }
+        }
+    }
+    WrapScan {
+        found: None,
+        scanned,
+    }
+}
+
+/// Bits 0 to `bit` of a word.
+fn up_to(bit: usize) -> u64 {
+    if bit >= 63 {
+        u64::MAX
+    } else {
+        (1u64 << (bit + 1)) - 1
+    }
+}
+
+/// The position of the set bit with `n` set bits below it, if the word has one.
+fn nth_bit(mut word: u64, n: u32) -> Option<u32> {
+    if word.count_ones() <= n {
+        return None;
+    }
+    for _ in 0..n {
+        word &= word - 1;
+    }
+    Some(word.trailing_zeros())
+}
+
 /// The CPUs of one 64-bit word of a set, lowest first.
 fn bits(mut word: u64, word_idx: usize) -> impl Iterator<Item = CpuId> {
     std::iter::from_fn(move || {
@@ -209,6 +306,72 @@ mod tests {
         assert_eq!(both, [3, 64, 199]);
         let slow: Vec<u32> = (0..200).filter(|&cpu| set.contains(CpuId(cpu))).collect();
         assert_eq!(cpus, slow);
+    }
+
+    /// The CPU-at-a-time loop `scan_wrap` stands for.
+    fn scan_wrap_by_cpu(
+        span: &CpuSet,
+        allowed: &CpuSet,
+        hit: &CpuSet,
+        target: CpuId,
+        count_disallowed: bool,
+        budget: Option<u32>,
+    ) -> WrapScan {
+        let cpus: Vec<CpuId> = span.iter().collect();
+        let start = cpus.iter().position(|cpu| cpu.0 > target.0).unwrap_or(0);
+        let mut left = budget;
+        let mut scanned = 0;
+        for offset in 0..cpus.len() {
+            let cpu = cpus[(start + offset) % cpus.len()];
+            let ok = allowed.contains(cpu);
+            if !ok && !count_disallowed {
+                continue;
+            }
+            if let Some(left) = left.as_mut() {
+                if *left == 0 {
+                    break;
+                }
+                *left -= 1;
+            }
+            if !ok {
+                continue;
+            }
+            scanned += 1;
+            if hit.contains(cpu) {
+                return WrapScan {
+                    found: Some(cpu),
+                    scanned,
+                };
+            }
+        }
+        WrapScan {
+            found: None,
+            scanned,
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn scan_wrap_matches_the_loop(
+            n_cpus in 1usize..300,
+            span_bits in proptest::collection::vec(proptest::bool::weighted(0.6), 300),
+            allowed_bits in proptest::collection::vec(proptest::bool::weighted(0.8), 300),
+            hit_bits in proptest::collection::vec(proptest::bool::weighted(0.1), 300),
+            target in 0usize..300,
+            count_disallowed: bool,
+            budget in proptest::option::of(0u32..80),
+        ) {
+            let set = |bits: &[bool]| CpuSet::from_cpus(
+                n_cpus,
+                (0..n_cpus).filter(|idx| bits[*idx]).map(|idx| CpuId(idx as u32)),
+            );
+            let (span, allowed, hit) = (set(&span_bits), set(&allowed_bits), set(&hit_bits));
+            let target = CpuId((target % n_cpus) as u32);
+            proptest::prop_assert_eq!(
+                scan_wrap(&span, &allowed, &hit, target, count_disallowed, budget),
+                scan_wrap_by_cpu(&span, &allowed, &hit, target, count_disallowed, budget)
+            );
+        }
     }
 
     #[test]

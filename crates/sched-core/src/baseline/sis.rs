@@ -439,14 +439,43 @@ impl Simulator {
         llc: u32,
         bound: Option<u32>,
     ) -> (Option<CpuId>, u32, Option<u32>) {
-        let cpus = &self.topology.llc_cpu_list[llc as usize];
         let affinity = &self.tasks[task_id.0 as usize].affinity;
         // Before 5.6 (SIS_PROP's form here) every CPU of the span used up the bound,
         // allowed or not; SIS_UTIL (6.0+) scans only the CPUs the task may use.
         let disallowed_count = self.features.sis_prop && !self.features.sis_util;
+        // The loop tests each CPU's idleness; the idle mask gives the same first
+        // idle CPU and count a word at a time.
+        let scan = crate::cpuset::scan_wrap(
+            &self.topology.llc_cpus[llc as usize],
+            affinity,
+            &self.idle_cores.mask,
+            target,
+            disallowed_count,
+            bound,
+        );
+        debug_assert_eq!(
+            (scan.found, scan.scanned),
+            self.select_idle_cpu_by_cpu(task_id, target, llc, bound),
+            "select_idle_cpu: the idle mask and the per-CPU test disagree"
+        );
+        let (found, scanned) = (scan.found, scan.scanned);
+        self.explain(move |sim, rec| sim.explain_idle_cpu(rec, task_id, target, llc, bound));
+        (found, scanned, bound)
+    }
+
+    /// The same scan a CPU at a time, as the kernel's loop runs (checks the mask).
+    fn select_idle_cpu_by_cpu(
+        &self,
+        task_id: TaskId,
+        target: CpuId,
+        llc: u32,
+        bound: Option<u32>,
+    ) -> (Option<CpuId>, u32) {
+        let cpus = &self.topology.llc_cpu_list[llc as usize];
+        let affinity = &self.tasks[task_id.0 as usize].affinity;
+        let disallowed_count = self.features.sis_prop && !self.features.sis_util;
         let mut budget = bound;
         let mut scanned = 0u32;
-        let mut found = None;
         for cpu in wrap_after(cpus, target) {
             let allowed = affinity.contains(cpu);
             if !allowed && !disallowed_count {
@@ -463,12 +492,10 @@ impl Simulator {
             }
             scanned += 1;
             if self.cpu_is_idle(cpu) {
-                found = Some(cpu);
-                break;
+                return (Some(cpu), scanned);
             }
         }
-        self.explain(move |sim, rec| sim.explain_idle_cpu(rec, task_id, target, llc, bound));
-        (found, scanned, bound)
+        (None, scanned)
     }
 
     /// How many CPUs `select_idle_cpu()` may inspect: `None` is unbounded.

@@ -302,6 +302,9 @@ impl GapCounts {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IdleCores {
     idle: Vec<bool>,
+    /// The same as a mask, for scans a word at a time (the kernel's idle CPUs are
+    /// found by testing each; the mask is the model's shortcut to the same answer).
+    pub(crate) mask: crate::cpuset::CpuSet,
     core_idle_threads: Vec<u32>,
     llc_idle_cores: Vec<u32>,
 }
@@ -317,6 +320,7 @@ impl IdleCores {
         }
         IdleCores {
             idle: vec![true; topology.n_cpus()],
+            mask: crate::cpuset::CpuSet::full(topology.n_cpus()),
             core_idle_threads: topology
                 .core_cpus
                 .iter()
@@ -328,6 +332,11 @@ impl IdleCores {
 
     fn set(&mut self, cpu: CpuId, core: usize, threads: u32, llc: usize, idle: bool) {
         self.idle[cpu.0 as usize] = idle;
+        if idle {
+            self.mask.insert(cpu);
+        } else {
+            self.mask.remove(cpu);
+        }
         let was_idle_core = self.core_idle_threads[core] == threads;
         if idle {
             self.core_idle_threads[core] += 1;

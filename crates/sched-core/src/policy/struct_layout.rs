@@ -425,8 +425,10 @@ pub struct LayoutModel {
     /// (entity lines, then cfs_rq lines) made when first touched, so that one CPU's
     /// lines lie together as its walks visit them.
     cpu_lines: Vec<Vec<u64>>,
-    /// Per CPU, the block of each group (the root's first), or `NO_BLOCK`.
-    cpu_blocks: Vec<Vec<u32>>,
+    /// Per CPU, the block of each group (the root's first), or `NO_BLOCK`: CPU `c`'s
+    /// slots start at `c * (groups + 1)`.
+    cpu_blocks: Vec<u32>,
+    slots_per_cpu: usize,
     se_stride: usize,
     rq_stride: usize,
     /// Misses per operation and structure (0: sched_entity, 1: cfs_rq).
@@ -476,7 +478,8 @@ impl LayoutModel {
             clocks: vec![0; n_cpus],
             task_lines: vec![0; n_tasks * se_stride],
             cpu_lines: vec![Vec::new(); n_cpus],
-            cpu_blocks: vec![vec![NO_BLOCK; n_groups + 1]; n_cpus],
+            cpu_blocks: vec![NO_BLOCK; n_cpus * (n_groups + 1)],
+            slots_per_cpu: n_groups + 1,
             se_stride,
             rq_stride,
             misses: [[0; 2]; StructOp::ALL.len()],
@@ -488,44 +491,41 @@ impl LayoutModel {
 
     /// The first line of group `slot`'s block on `cpu` (slot 0: the root cfs_rq),
     /// made if need be.
+    #[inline]
     fn block(&mut self, cpu: CpuId, slot: usize) -> usize {
-        let blocks = &mut self.cpu_blocks[cpu.0 as usize];
-        if blocks[slot] == NO_BLOCK {
+        let block = &mut self.cpu_blocks[cpu.0 as usize * self.slots_per_cpu + slot];
+        if *block == NO_BLOCK {
             let lines = &mut self.cpu_lines[cpu.0 as usize];
-            blocks[slot] = (lines.len() / (self.se_stride + self.rq_stride)) as u32;
+            *block = (lines.len() / (self.se_stride + self.rq_stride)) as u32;
             lines.resize(lines.len() + self.se_stride + self.rq_stride, 0);
         }
-        blocks[slot] as usize * (self.se_stride + self.rq_stride)
+        *block as usize * (self.se_stride + self.rq_stride)
     }
 
-    /// `by` touches the lines in `mask` of an entity on `cpu`; returns the misses.
-    fn access_se(&mut self, by: CpuId, se: Se, cpu: CpuId, mask: u64) -> u64 {
+    /// Where the lines of an entity on `cpu` are.
+    fn se_lines(&mut self, se: Se, cpu: CpuId) -> (Lines, usize) {
         match se {
-            Se::Task(task) => {
-                let base = task.0 as usize * self.se_stride;
-                self.access(by, Lines::Task, base, mask)
-            }
-            Se::Group(group) => {
-                let base = self.block(cpu, group as usize + 1);
-                self.access(by, Lines::Cpu(cpu), base, mask)
-            }
+            Se::Task(task) => (Lines::Task, task.0 as usize * self.se_stride),
+            Se::Group(group) => (Lines::Cpu(cpu), self.block(cpu, group as usize + 1)),
         }
     }
 
-    /// `by` touches the lines in `mask` of a cfs_rq on `cpu`; returns the misses.
-    fn access_rq(&mut self, by: CpuId, rq: Rq, cpu: CpuId, mask: u64) -> u64 {
+    /// Where the lines of a cfs_rq on `cpu` are.
+    fn rq_lines(&mut self, rq: Rq, cpu: CpuId) -> (Lines, usize) {
         let slot = match rq {
             Rq::Root => 0,
             Rq::Group(group) => group as usize + 1,
         };
-        let base = self.block(cpu, slot) + self.se_stride;
-        self.access(by, Lines::Cpu(cpu), base, mask)
+        (Lines::Cpu(cpu), self.block(cpu, slot) + self.se_stride)
     }
 
     /// `by` touches the lines in `mask` from `base`; returns the misses. A line is
     /// held by the last CPU that touched it (a read by another CPU takes it, as a
     /// write would), and hits while fewer than the capacity came after it there.
     fn access(&mut self, by: CpuId, lines: Lines, base: usize, mut mask: u64) -> u64 {
+        if mask == 0 {
+            return 0;
+        }
         let owner = (by.0 as u64 + 1) << STAMP_BITS;
         let mut clock = self.clocks[by.0 as usize];
         let (mut misses, mut remote) = (0, 0);
@@ -634,20 +634,22 @@ impl Simulator {
         let remote_before = model.remote;
         let mut misses = 0;
         let (mut se_done, mut rq_done) = (0u64, 0u64);
+        let se_at = se.map(|se| model.se_lines(se, cpu));
+        let rq_at = model.rq_lines(rq, cpu);
         for part in std::iter::once(first).chain(second) {
             let slot = part as usize;
             model.calls[slot] += 1;
             let lines = model.ops[slot];
-            if let Some(se) = se {
+            if let Some((array, base)) = se_at {
                 let mask = (lines.se.0 | lines.se.1) & !se_done;
                 se_done |= mask;
-                let m = model.access_se(by, se, cpu, mask);
+                let m = model.access(by, array, base, mask);
                 model.misses[slot][0] += m;
                 misses += m;
             }
             let mask = (lines.rq.0 | lines.rq.1) & !rq_done;
             rq_done |= mask;
-            let m = model.access_rq(by, rq, cpu, mask);
+            let m = model.access(by, rq_at.0, rq_at.1, mask);
             model.misses[slot][1] += m;
             misses += m;
         }
