@@ -203,3 +203,36 @@ fn all_mode_costs_netperf_throughput() {
         assert!(all < 0.995 * off, "{preset_name}: all {all} vs off {off}");
     }
 }
+
+/// The shipped compile scenario (`make -j32` on the 7950X) over seeds 1-5: with
+/// `all`, the time a CPU of an LLC idles while a task waits in that LLC grows in
+/// every seed, but only because of SIS_UTIL. The shard pull runs before the
+/// `avg_idle` gate, so a CPU whose compiler sleeps for a short read takes a task
+/// from a shard. When the compiler wakes, SIS_UTIL has cut the scan of the busy
+/// LLC to nothing, so it queues behind that task on its old CPU while another
+/// CPU idles. With SIS_UTIL off, the wakeup's scan finds the idle CPU, and `all`
+/// lowers the gap in most seeds.
+#[test]
+fn the_compile_gap_grows_with_all_only_under_sis_util() {
+    let path = format!(
+        "{}/../../scenarios/shared-runq-kcompile-7950x.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let base: Scenario = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let gaps = |mode: SharedRunqMode, sis_util: bool| -> Vec<u64> {
+        (1..=5)
+            .map(|seed| {
+                let mut spec = base.clone();
+                spec.seed = seed;
+                spec.policy.shared_runq.mode = mode;
+                spec.features.sis_util = Some(sis_util);
+                run(&spec).idle_while_runnable_ns.llc
+            })
+            .collect()
+    };
+    let lower_in = |off: &[u64], all: &[u64]| off.iter().zip(all).filter(|(o, a)| a < o).count();
+    let (off, all) = (gaps(SharedRunqMode::Off, true), gaps(SharedRunqMode::All, true));
+    assert_eq!(lower_in(&off, &all), 0, "SIS_UTIL on: off {off:?}, all {all:?}");
+    let (off, all) = (gaps(SharedRunqMode::Off, false), gaps(SharedRunqMode::All, false));
+    assert!(lower_in(&off, &all) >= 4, "SIS_UTIL off: off {off:?}, all {all:?}");
+}
