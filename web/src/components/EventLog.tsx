@@ -36,8 +36,10 @@ type Page = { readonly kind: 'live' } | { readonly kind: 'search'; readonly befo
 export function EventLog({ store, controller }: { store: AppStore; controller: Controller }) {
   const trace = useAppStateEvery(store, (s) => s.trace, 'log');
   const selected = useAppState(store, (s) => s.selection?.index);
-  const traceTotal = useAppState(store, (s) => s.frame?.traceTotal ?? 0);
-  const keptUntil = useAppState(store, (s) => s.frame?.traceKeptUntilNs);
+  // Both change every frame; the log reads them with its rows (in the log's slot
+  // while playing), so a frame does not re-render the whole list.
+  const traceTotal = useAppStateEvery(store, (s) => s.frame?.traceTotal ?? 0, 'log');
+  const keptUntil = useAppStateEvery(store, (s) => s.frame?.traceKeptUntilNs, 'log');
   const nCpus = useAppState(store, (s) => s.loaded?.machine.cpus.length ?? 0);
   const playing = useAppState(store, (s) => s.playing);
   const [event, setEvent] = useState('');

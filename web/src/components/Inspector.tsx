@@ -271,7 +271,9 @@ function BreakableList({ list }: { list: string }) {
 
 /** Newest records of a search, re-read when the run moves on (not while it plays). */
 function useSearch(store: AppStore, controller: Controller, filter: { event: string; cpu: number | undefined; pid: number | undefined }, count: number): readonly TraceLine[] {
-  const traceTotal = useAppState(store, (s) => s.frame?.traceTotal ?? 0);
+  // Read only when not playing: in the tables' slot while playing, so a frame
+  // does not re-render the inspection.
+  const traceTotal = useAppStateEvery(store, (s) => s.frame?.traceTotal ?? 0);
   const playing = useAppState(store, (s) => s.playing);
   const [lines, setLines] = useState<readonly TraceLine[]>([]);
   const key = `${filter.event}|${filter.cpu ?? ''}|${filter.pid ?? ''}`;

@@ -5,6 +5,7 @@
  */
 import { line, scaleBand, scaleLinear, select } from 'd3';
 import { chartLayer, drawXAxisLine, drawYGrid } from './axes';
+import { setAttrs, setText } from './d3set';
 
 export const HISTOGRAM_CHART = { height: 160, left: 64, right: 44, top: 10, bottom: 30 } as const;
 
@@ -28,7 +29,7 @@ export function bucketLabel(upperUs: number): string {
 export function drawHistogram(svgElement: SVGSVGElement, buckets: readonly Bucket[], width: number): void {
   const C = HISTOGRAM_CHART;
   const height = C.height;
-  const svg = select(svgElement).attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
+  const svg = setAttrs(select(svgElement), { viewBox: `0 0 ${width} ${height}`, width, height });
   const plotRight = width - C.right;
   const plotBottom = height - C.bottom;
   const box = { left: C.left, right: plotRight, bottom: plotBottom };
@@ -49,43 +50,31 @@ export function drawHistogram(svgElement: SVGSVGElement, buckets: readonly Bucke
   drawXAxisLine(axis, box);
   // Every other bucket's label, so they never overlap.
   const every = Math.max(1, Math.ceil(buckets.length / Math.max(1, Math.floor((plotRight - C.left) / 56))));
-  axis
-    .selectAll<SVGTextElement, number>('text.x-tick')
-    .data(buckets.map((_, index) => index).filter((index) => index % every === 0))
-    .join('text')
-    .attr('class', 'x-tick')
-    .attr('x', (index) => (x(index) ?? 0) + x.bandwidth() / 2)
-    .attr('y', plotBottom + 18)
-    .text((index) => bucketLabel(buckets[index]?.upperUs ?? 0));
-  axis
-    .selectAll<SVGTextElement, number>('text.cdf-tick')
-    .data([0, 50, 100])
-    .join('text')
-    .attr('class', 'cdf-tick')
-    .attr('x', plotRight + 6)
-    .attr('y', (value) => share(value))
-    .text((value) => `${value}%`);
-  bars
-    .selectAll<SVGRectElement, Bucket>('rect.hist-bar')
-    .data(buckets)
-    .join('rect')
-    .attr('class', 'hist-bar')
-    .attr('data-upper-us', (bucket) => bucket.upperUs)
-    .attr('data-count', (bucket) => bucket.count)
-    .attr('x', (_, index) => x(index) ?? 0)
-    .attr('width', x.bandwidth())
-    .attr('y', (bucket) => y(bucket.count))
-    .attr('height', (bucket) => plotBottom - y(bucket.count));
+  const xTicks = setAttrs(axis.selectAll<SVGTextElement, number>('text.x-tick').data(buckets.map((_, index) => index).filter((index) => index % every === 0)).join('text'), {
+    class: 'x-tick',
+    x: (index) => (x(index) ?? 0) + x.bandwidth() / 2,
+    y: plotBottom + 18,
+  });
+  setText(xTicks, (index) => bucketLabel(buckets[index]?.upperUs ?? 0));
+  const cdfTicks = setAttrs(axis.selectAll<SVGTextElement, number>('text.cdf-tick').data([0, 50, 100]).join('text'), { class: 'cdf-tick', x: plotRight + 6, y: (value) => share(value) });
+  setText(cdfTicks, (value) => `${value}%`);
+  setAttrs(bars.selectAll<SVGRectElement, Bucket>('rect.hist-bar').data(buckets).join('rect'), {
+    class: 'hist-bar',
+    'data-upper-us': (bucket) => bucket.upperUs,
+    'data-count': (bucket) => bucket.count,
+    x: (_, index) => x(index) ?? 0,
+    width: x.bandwidth(),
+    y: (bucket) => y(bucket.count),
+    height: (bucket) => plotBottom - y(bucket.count),
+  });
   let running = 0;
   const cumulative = buckets.map((bucket, index) => {
     running += bucket.count;
     return [(x(index) ?? 0) + x.bandwidth(), total > 0 ? (100 * running) / total : 0] as const;
   });
-  bars
-    .selectAll<SVGPathElement, number>('path.cdf')
-    .data([0])
-    .join('path')
-    .attr('class', 'cdf')
-    .attr('fill', 'none')
-    .attr('d', line<readonly [number, number]>().x(([px]) => px).y(([, value]) => share(value))(cumulative as [number, number][]) ?? '');
+  setAttrs(bars.selectAll<SVGPathElement, number>('path.cdf').data([0]).join('path'), {
+    class: 'cdf',
+    fill: 'none',
+    d: line<readonly [number, number]>().x(([px]) => px).y(([, value]) => share(value))(cumulative as [number, number][]) ?? '',
+  });
 }

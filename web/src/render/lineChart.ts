@@ -5,6 +5,7 @@
  */
 import { format, line, scaleLinear, select } from 'd3';
 import { chartLayer, drawTimeAxis, drawYGrid } from './axes';
+import { setAttrs } from './d3set';
 
 export const LINE_CHART = { height: 140, left: 64, right: 14, top: 10, bottom: 28 } as const;
 
@@ -30,7 +31,7 @@ export function drawLineChart<P extends { readonly timeNs: number }>(svgElement:
   const C = LINE_CHART;
   const { width, points, nowNs } = input;
   const height = C.height;
-  const svg = select(svgElement).attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height);
+  const svg = setAttrs(select(svgElement), { viewBox: `0 0 ${width} ${height}`, width, height });
   const plotRight = width - C.right;
   const plotBottom = height - C.bottom;
   const endNs = Math.max(nowNs, 1e6);
@@ -50,20 +51,17 @@ export function drawLineChart<P extends { readonly timeNs: number }>(svgElement:
   drawYGrid(grid, axis, box, y.ticks(4), y, (value) => `${value === 0 ? '0' : value < 1000 ? format('~g')(value) : tick(value)}${input.unit}`);
   drawTimeAxis(axis, box, endNs, x);
 
-  lines
-    .selectAll<SVGPathElement, ChartLine<P>>('path.chart-line')
-    .data(input.lines, (chartLine) => chartLine.key)
-    .join('path')
-    .attr('class', 'chart-line')
-    .attr('data-line', (chartLine) => chartLine.key)
-    .attr('data-points', points.length)
-    .attr('fill', 'none')
-    .attr('stroke', (chartLine) => chartLine.color)
-    .attr('stroke-width', 2)
-    .attr('stroke-dasharray', (chartLine) => (chartLine.dashed ? '5 3' : null))
-    .attr('d', (chartLine) =>
+  setAttrs(lines.selectAll<SVGPathElement, ChartLine<P>>('path.chart-line').data(input.lines, (chartLine) => chartLine.key).join('path'), {
+    class: 'chart-line',
+    'data-line': (chartLine) => chartLine.key,
+    'data-points': points.length,
+    fill: 'none',
+    stroke: (chartLine) => chartLine.color,
+    'stroke-width': 2,
+    'stroke-dasharray': (chartLine) => (chartLine.dashed ? '5 3' : null),
+    d: (chartLine) =>
       line<P>()
         .x((point) => x(point.timeNs))
         .y((point) => y(chartLine.value(point)))(points as P[]) ?? '',
-    );
+  });
 }
