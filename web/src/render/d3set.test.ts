@@ -29,22 +29,24 @@ class FakeElement {
 
 describe('setAttrs and setText', () => {
   it('write what differs, as D3 would write it, and leave what is already there', () => {
-    const elements = [new FakeElement(), new FakeElement()];
+    const first = new FakeElement();
+    const second = new FakeElement();
+    const elements = [first, second];
     const draw = (values: number[], dashed: boolean) => {
       const selection = selectAll(elements as unknown as Element[]).data(values);
       setAttrs(selection, { class: 'grid', y: (value, index) => value * 10 + index, dash: dashed ? '5 3' : null });
       setText(selection, (value) => `${value} us`);
     };
     draw([1, 2], true);
-    expect(elements[0].writes).toEqual(['set class=grid', 'set y=10', 'set dash=5 3', 'text 1 us']);
-    expect(elements[1].attributes.get('y')).toBe('21');
+    expect(first.writes).toEqual(['set class=grid', 'set y=10', 'set dash=5 3', 'text 1 us']);
+    expect(second.attributes.get('y')).toBe('21');
     for (const element of elements) element.writes.length = 0;
     // The same drawing again writes nothing.
     draw([1, 2], true);
     expect(elements.flatMap((element) => element.writes)).toEqual([]);
     // One value changes, and the dash goes: only those are written.
     draw([1, 3], false);
-    expect(elements[0].writes).toEqual(['remove dash']);
-    expect(elements[1].writes).toEqual(['set y=31', 'remove dash', 'text 3 us']);
+    expect(first.writes).toEqual(['remove dash']);
+    expect(second.writes).toEqual(['set y=31', 'remove dash', 'text 3 us']);
   });
 });

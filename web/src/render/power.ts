@@ -6,6 +6,7 @@
  * drawn at 1:1), with type at 12 px or more so it reads on a projector.
  */
 import { select, type Selection } from 'd3';
+import { setAttrs } from './d3set';
 import type { LabelledBox } from './layout';
 import type { CoreIdle, PowerFrame, PowerOn } from '../store/power';
 import { formatGhz, formatWatts, idleLabel } from '../store/power';
@@ -75,7 +76,7 @@ type Layer = Selection<SVGGElement, string, SVGSVGElement, unknown>;
 
 /** The hatch pattern for deep idle cells, in the SVG's `defs` (also kept in an exported SVG). */
 export function ensureDeepPattern(svg: Selection<SVGSVGElement, unknown, null, undefined>): void {
-  const defs = svg.selectAll<SVGDefsElement, string>('defs.power-defs').data(['defs']).join('defs').attr('class', 'power-defs');
+  const defs = setAttrs(svg.selectAll<SVGDefsElement, string>('defs.power-defs').data(['defs']).join('defs'), { class: 'power-defs' });
   const pattern = defs
     .selectAll<SVGPatternElement, string>('pattern')
     .data([DEEP_PATTERN_ID])
@@ -86,7 +87,9 @@ export function ensureDeepPattern(svg: Selection<SVGSVGElement, unknown, null, u
       created.append('rect').attr('width', 2).attr('height', 6).attr('fill', DEEP_HATCH);
       return created;
     });
-  pattern.attr('id', (id) => id);
+  // Written only when it differs: setting a pattern's id, even to the same value,
+  // makes the browser lay out again every shape of the drawing.
+  setAttrs(pattern, { id: (id) => id });
 }
 
 /** Each socket's frequency, power bar and watts in its header; nothing when the model is off. */

@@ -10,6 +10,7 @@
  * state (`render/power.ts`). A jitter task (TurboSched) is outlined dashed.
  */
 import { glowOf } from '../store/shards';
+import { setAttrs } from './d3set';
 import { interpolateRgb, select, type Selection } from 'd3';
 import type { CpuCell, LaneBox, LabelledBox, MachineLayout } from './layout';
 import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
@@ -91,15 +92,10 @@ export function drawMachine(
   cellPalette?: CellPalette,
   motions?: MotionView,
 ): void {
-  const svgSelection = select(svg).attr('viewBox', `0 0 ${layout.width} ${layout.height}`).attr('width', layout.width).attr('height', layout.height);
+  const svgSelection = setAttrs(select(svg), { viewBox: `0 0 ${layout.width} ${layout.height}`, width: layout.width, height: layout.height });
   // One layer per kind of box, created once, so boxes entered later (after a
   // machine change) never paint over the CPU cells.
-  const layer = (name: string) =>
-    svgSelection
-      .selectAll<SVGGElement, string>(`g.layer-${name}`)
-      .data([name])
-      .join('g')
-      .attr('class', `layer-${name}`);
+  const layer = (name: string) => setAttrs(svgSelection.selectAll<SVGGElement, string>(`g.layer-${name}`).data([name]).join('g'), { class: `layer-${name}` });
   const sockets = layer('sockets');
   const llcLayer = layer('llcs');
   const coreLayer = layer('cores');
