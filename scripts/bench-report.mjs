@@ -130,8 +130,8 @@ if (p.browser_read_mb_s) lines.push(`| Chromium, the whole read of a warm open |
 if (report.frames) {
   lines.push('');
   const busy = report.frames.main_thread_busy_ms;
-  const rounds = report.frames.rounds ? ` (${report.frames.rounds} fresh pages of ${report.frames.seconds_per_round} s, the intervals pooled)` : '';
-  lines.push(`Frames with 512 CPUs playing (\`node scripts/frame-bench.mjs\`${rounds}): intervals between frames p50 ${report.frames.p50_ms} ms, p95 ${report.frames.p95_ms} ms, max ${report.frames.max_ms} ms, ${report.frames.over_20ms_pct} % over 20 ms (a display refresh missed)${busy ? `; the main thread busy ${busy.median} ms a frame (${busy.min}..${busy.max} over the rounds)` : ''}; first frame ${report.frames.first_frame_ms} ms.`);
+  const rounds = report.frames.rounds ? `: ${report.frames.rounds} fresh pages of ${report.frames.seconds_per_round} s, the intervals pooled` : '';
+  lines.push(`Frames with 512 CPUs playing (\`node scripts/frame-bench.mjs\`${rounds}). Intervals between frames p50 ${report.frames.p50_ms} ms, p95 ${report.frames.p95_ms} ms, max ${report.frames.max_ms} ms, ${report.frames.over_20ms_pct} % over 20 ms (a display refresh missed)${busy ? `; the main thread busy ${busy.median} ms a frame (${busy.min}..${busy.max} over the rounds)` : ''}; first frame ${report.frames.first_frame_ms} ms.`);
 }
 
 if (report.memory) {
