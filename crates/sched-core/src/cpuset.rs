@@ -218,6 +218,49 @@ fn nth_bit(mut word: u64, n: u32) -> Option<u32> {
     Some(word.trailing_zeros())
 }
 
+/// The loop [`scan_wrap`] stands for, a CPU at a time as the kernel runs it, with
+/// `is_hit` asked of each allowed CPU in turn: the check that the two agree.
+pub fn scan_wrap_by_cpu(
+    span: &CpuSet,
+    allowed: &CpuSet,
+    is_hit: impl Fn(CpuId) -> bool,
+    target: CpuId,
+    count_disallowed: bool,
+    budget: Option<u32>,
+) -> WrapScan {
+    let cpus: Vec<CpuId> = span.iter().collect();
+    let start = cpus.iter().position(|cpu| cpu.0 > target.0).unwrap_or(0);
+    let mut left = budget;
+    let mut scanned = 0;
+    for offset in 0..cpus.len() {
+        let cpu = cpus[(start + offset) % cpus.len()];
+        let ok = allowed.contains(cpu);
+        if !ok && !count_disallowed {
+            continue;
+        }
+        if let Some(left) = left.as_mut() {
+            if *left == 0 {
+                break;
+            }
+            *left -= 1;
+        }
+        if !ok {
+            continue;
+        }
+        scanned += 1;
+        if is_hit(cpu) {
+            return WrapScan {
+                found: Some(cpu),
+                scanned,
+            };
+        }
+    }
+    WrapScan {
+        found: None,
+        scanned,
+    }
+}
+
 /// The CPUs of one 64-bit word of a set, lowest first.
 fn bits(mut word: u64, word_idx: usize) -> impl Iterator<Item = CpuId> {
     std::iter::from_fn(move || {
@@ -308,48 +351,6 @@ mod tests {
         assert_eq!(cpus, slow);
     }
 
-    /// The CPU-at-a-time loop `scan_wrap` stands for.
-    fn scan_wrap_by_cpu(
-        span: &CpuSet,
-        allowed: &CpuSet,
-        hit: &CpuSet,
-        target: CpuId,
-        count_disallowed: bool,
-        budget: Option<u32>,
-    ) -> WrapScan {
-        let cpus: Vec<CpuId> = span.iter().collect();
-        let start = cpus.iter().position(|cpu| cpu.0 > target.0).unwrap_or(0);
-        let mut left = budget;
-        let mut scanned = 0;
-        for offset in 0..cpus.len() {
-            let cpu = cpus[(start + offset) % cpus.len()];
-            let ok = allowed.contains(cpu);
-            if !ok && !count_disallowed {
-                continue;
-            }
-            if let Some(left) = left.as_mut() {
-                if *left == 0 {
-                    break;
-                }
-                *left -= 1;
-            }
-            if !ok {
-                continue;
-            }
-            scanned += 1;
-            if hit.contains(cpu) {
-                return WrapScan {
-                    found: Some(cpu),
-                    scanned,
-                };
-            }
-        }
-        WrapScan {
-            found: None,
-            scanned,
-        }
-    }
-
     proptest::proptest! {
         #[test]
         fn scan_wrap_matches_the_loop(
@@ -369,7 +370,7 @@ mod tests {
             let target = CpuId((target % n_cpus) as u32);
             proptest::prop_assert_eq!(
                 scan_wrap(&span, &allowed, &hit, target, count_disallowed, budget),
-                scan_wrap_by_cpu(&span, &allowed, &hit, target, count_disallowed, budget)
+                scan_wrap_by_cpu(&span, &allowed, |cpu| hit.contains(cpu), target, count_disallowed, budget)
             );
         }
     }

@@ -231,8 +231,21 @@ fn the_compile_gap_grows_with_all_only_under_sis_util() {
             .collect()
     };
     let lower_in = |off: &[u64], all: &[u64]| off.iter().zip(all).filter(|(o, a)| a < o).count();
-    let (off, all) = (gaps(SharedRunqMode::Off, true), gaps(SharedRunqMode::All, true));
-    assert_eq!(lower_in(&off, &all), 0, "SIS_UTIL on: off {off:?}, all {all:?}");
-    let (off, all) = (gaps(SharedRunqMode::Off, false), gaps(SharedRunqMode::All, false));
-    assert!(lower_in(&off, &all) >= 4, "SIS_UTIL off: off {off:?}, all {all:?}");
+    let (off, all) = (
+        gaps(SharedRunqMode::Off, true),
+        gaps(SharedRunqMode::All, true),
+    );
+    assert_eq!(
+        lower_in(&off, &all),
+        0,
+        "SIS_UTIL on: off {off:?}, all {all:?}"
+    );
+    let (off, all) = (
+        gaps(SharedRunqMode::Off, false),
+        gaps(SharedRunqMode::All, false),
+    );
+    assert!(
+        lower_in(&off, &all) >= 4,
+        "SIS_UTIL off: off {off:?}, all {all:?}"
+    );
 }

@@ -454,48 +454,20 @@ impl Simulator {
             bound,
         );
         debug_assert_eq!(
-            (scan.found, scan.scanned),
-            self.select_idle_cpu_by_cpu(task_id, target, llc, bound),
+            scan,
+            crate::cpuset::scan_wrap_by_cpu(
+                &self.topology.llc_cpus[llc as usize],
+                affinity,
+                |cpu| self.cpu_is_idle(cpu),
+                target,
+                disallowed_count,
+                bound,
+            ),
             "select_idle_cpu: the idle mask and the per-CPU test disagree"
         );
         let (found, scanned) = (scan.found, scan.scanned);
         self.explain(move |sim, rec| sim.explain_idle_cpu(rec, task_id, target, llc, bound));
         (found, scanned, bound)
-    }
-
-    /// The same scan a CPU at a time, as the kernel's loop runs (checks the mask).
-    fn select_idle_cpu_by_cpu(
-        &self,
-        task_id: TaskId,
-        target: CpuId,
-        llc: u32,
-        bound: Option<u32>,
-    ) -> (Option<CpuId>, u32) {
-        let cpus = &self.topology.llc_cpu_list[llc as usize];
-        let affinity = &self.tasks[task_id.0 as usize].affinity;
-        let disallowed_count = self.features.sis_prop && !self.features.sis_util;
-        let mut budget = bound;
-        let mut scanned = 0u32;
-        for cpu in wrap_after(cpus, target) {
-            let allowed = affinity.contains(cpu);
-            if !allowed && !disallowed_count {
-                continue;
-            }
-            if let Some(left) = budget.as_mut() {
-                if *left == 0 {
-                    break;
-                }
-                *left -= 1;
-            }
-            if !allowed {
-                continue;
-            }
-            scanned += 1;
-            if self.cpu_is_idle(cpu) {
-                return (Some(cpu), scanned);
-            }
-        }
-        (None, scanned)
     }
 
     /// How many CPUs `select_idle_cpu()` may inspect: `None` is unbounded.
