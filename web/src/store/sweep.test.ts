@@ -94,6 +94,8 @@ describe('sweep plot', () => {
     expect(metricChoices(RESULT)).not.toContain('seed');
     expect(metricLabel('throughput.value', RESULT)).toBe('throughput (requests/s)');
     expect(metricLabel('wakeup_latency_us.p99', RESULT)).toBe('p99 wakeup latency (us)');
+    expect(metricLabel('idle_while_runnable_ns.llc', RESULT)).toBe('idle while a task waits, LLC (ns)');
+    expect(metricLabel('bandwidth.throttles', RESULT)).toBe('bandwidth.throttles');
   });
 
   it('writes each point with its settings and spread as CSV', () => {

@@ -213,8 +213,22 @@ export function metricLabel(metric: string, result: SweepResult | undefined): st
   }
   if (metric === 'utilization') return 'utilisation (0..1)';
   if (metric === 'avg_freq_mhz') return 'average frequency (MHz)';
-  return metric;
+  return NAMED_METRICS[metric] ?? metric;
 }
+
+/** The other metrics a run reports, in words with their unit (short: the plot's y axis is about 250 px). */
+const NAMED_METRICS: Readonly<Record<string, string>> = {
+  'idle_while_runnable_ns.llc': 'idle while a task waits, LLC (ns)',
+  'idle_while_runnable_ns.machine': 'idle while a task waits, machine (ns)',
+  sched_overhead_ns: 'scheduler overhead (ns)',
+  cache_refill_ns: 'cache refill after moves (ns)',
+  context_switches: 'context switches',
+  wakeups: 'wakeups',
+  'migrations.smt': 'migrations to an SMT sibling',
+  'migrations.llc': 'migrations within an LLC',
+  'migrations.cross_llc': 'migrations across LLCs',
+  'migrations.cross_numa': 'migrations across NUMA nodes',
+};
 
 function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
