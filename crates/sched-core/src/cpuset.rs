@@ -218,12 +218,14 @@ fn nth_bit(mut word: u64, n: u32) -> Option<u32> {
     Some(word.trailing_zeros())
 }
 
-/// The loop [`scan_wrap`] stands for, a CPU at a time as the kernel runs it, with
-/// `is_hit` asked of each allowed CPU in turn: the check that the two agree.
+/// The loop [`scan_wrap`] stands for, a CPU at a time as the kernel runs it:
+/// `look(cpu, allowed)` sees each CPU the loop counts, in turn, and says whether it
+/// is the one wanted (only an allowed one can be). The check that the two agree,
+/// and the decision inspector's record of the CPUs a scan looked at.
 pub fn scan_wrap_by_cpu(
     span: &CpuSet,
     allowed: &CpuSet,
-    is_hit: impl Fn(CpuId) -> bool,
+    mut look: impl FnMut(CpuId, bool) -> bool,
     target: CpuId,
     count_disallowed: bool,
     budget: Option<u32>,
@@ -244,11 +246,12 @@ pub fn scan_wrap_by_cpu(
             }
             *left -= 1;
         }
+        let hit = look(cpu, ok) && ok;
         if !ok {
             continue;
         }
         scanned += 1;
-        if is_hit(cpu) {
+        if hit {
             return WrapScan {
                 found: Some(cpu),
                 scanned,
@@ -370,7 +373,7 @@ mod tests {
             let target = CpuId((target % n_cpus) as u32);
             proptest::prop_assert_eq!(
                 scan_wrap(&span, &allowed, &hit, target, count_disallowed, budget),
-                scan_wrap_by_cpu(&span, &allowed, |cpu| hit.contains(cpu), target, count_disallowed, budget)
+                scan_wrap_by_cpu(&span, &allowed, |cpu, _| hit.contains(cpu), target, count_disallowed, budget)
             );
         }
     }

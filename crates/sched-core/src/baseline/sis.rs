@@ -458,7 +458,7 @@ impl Simulator {
             crate::cpuset::scan_wrap_by_cpu(
                 &self.topology.llc_cpus[llc as usize],
                 affinity,
-                |cpu| self.cpu_is_idle(cpu),
+                |cpu, _| self.cpu_is_idle(cpu),
                 target,
                 disallowed_count,
                 bound,
@@ -861,28 +861,21 @@ impl Simulator {
         bound: Option<u32>,
     ) {
         let affinity = &self.tasks[task_id.0 as usize].affinity;
-        let llc_cpus = &self.topology.llc_cpu_list[llc as usize];
         let disallowed_count = self.features.sis_prop && !self.features.sis_util;
-        let mut budget = bound;
+        // The decision's own loop, recording every CPU it counts.
         let mut cpus = Vec::new();
-        let mut found = None;
-        for cpu in wrap_after(llc_cpus, target) {
-            let allowed = affinity.contains(cpu);
-            if !allowed && !disallowed_count {
-                continue;
-            }
-            if let Some(left) = budget.as_mut() {
-                if *left == 0 {
-                    break;
-                }
-                *left -= 1;
-            }
-            cpus.push(self.visit(task_id, cpu));
-            if allowed && self.cpu_is_idle(cpu) {
-                found = Some(cpu);
-                break;
-            }
-        }
+        let found = crate::cpuset::scan_wrap_by_cpu(
+            &self.topology.llc_cpus[llc as usize],
+            affinity,
+            |cpu, allowed| {
+                cpus.push(self.visit(task_id, cpu));
+                allowed && self.cpu_is_idle(cpu)
+            },
+            target,
+            disallowed_count,
+            bound,
+        )
+        .found;
         let limit = match bound {
             Some(limit) => format!(" (limit {limit})"),
             None => " (unbounded)".to_string(),
