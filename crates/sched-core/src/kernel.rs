@@ -433,6 +433,17 @@ impl FeaturesSpec {
     }
 }
 
+/// Every released `major.minor` from the oldest modelled to the newest: 4.6-4.20,
+/// 5.0-5.19, 6.0-6.5 (the last minor of each major series as released).
+pub fn released_versions() -> Vec<KernelVersion> {
+    const LAST_MINOR: &[(u16, u16)] = &[(4, 20), (5, 19), (6, NEWEST.minor)];
+    LAST_MINOR
+        .iter()
+        .flat_map(|&(major, last)| (0..=last).map(move |minor| KernelVersion::new(major, minor)))
+        .filter(|version| (OLDEST..=NEWEST).contains(version))
+        .collect()
+}
+
 /// One row of `schedlab list`'s version table: the version and its variants.
 pub fn version_table() -> Vec<(String, Features)> {
     LISTED_VERSIONS
@@ -447,6 +458,22 @@ pub fn version_table() -> Vec<(String, Features)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn released_versions_run_from_the_oldest_to_the_newest_without_gaps() {
+        let versions = released_versions();
+        assert_eq!(versions.first(), Some(&OLDEST));
+        assert_eq!(versions.last(), Some(&NEWEST));
+        assert_eq!(versions.len(), 15 + 20 + 6);
+        assert!(versions.windows(2).all(|pair| pair[0] < pair[1]));
+        for listed in LISTED_VERSIONS {
+            let version = KernelVersion::parse(listed).unwrap();
+            assert!(
+                versions.contains(&version),
+                "{listed} is not a released version"
+            );
+        }
+    }
 
     #[test]
     fn versions_parse_and_out_of_range_ones_are_explained() {

@@ -31,6 +31,35 @@ pub fn schema_text() -> String {
     text
 }
 
+/// Every released kernel version the model accepts, with the variant each baseline
+/// path takes in it (`Features::of`), for the web app's Policy panel: its kernel
+/// choice and the defaults of its `features.*` controls. Committed as
+/// `web/src/engine/kernels.json`.
+pub fn kernels_value() -> Value {
+    let versions = sched_core::kernel::released_versions();
+    let features: serde_json::Map<String, Value> = versions
+        .iter()
+        .map(|version| {
+            let resolved = sched_core::kernel::Features::of(*version);
+            let value = serde_json::to_value(resolved).expect("features serialise");
+            (version.to_string(), value)
+        })
+        .collect();
+    serde_json::json!({
+        "$comment": "Generated from crates/sched-core/src/kernel.rs (Features::of); regenerate with UPDATE_EXPECT=1 cargo test -p sched-scenario. Do not edit.",
+        "default": sched_core::kernel::DEFAULT_KERNEL,
+        "versions": versions.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "features": features,
+    })
+}
+
+/// The kernel table as pretty JSON with a trailing newline (the committed file's bytes).
+pub fn kernels_text() -> String {
+    let mut text = serde_json::to_string_pretty(&kernels_value()).expect("a table serialises");
+    text.push('\n');
+    text
+}
+
 fn error(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError {
         path: path.into(),

@@ -1,7 +1,8 @@
 //! The committed schema and scenarios, and the messages bad input gets.
 
 use sched_scenario::{
-    apply_override, parse_json, parse_scenario, scenario_from_value, schema_text, schema_value,
+    apply_override, kernels_text, kernels_value, parse_json, parse_scenario, scenario_from_value,
+    schema_text, schema_value,
 };
 use std::path::PathBuf;
 
@@ -37,6 +38,55 @@ fn committed_schema_is_up_to_date() {
         committed == generated,
         "scenarios/scenario.schema.json is stale: rerun with UPDATE_EXPECT=1"
     );
+}
+
+/// The web app's kernel table must be what the core resolves. Regenerate with
+/// `UPDATE_EXPECT=1 cargo test -p sched-scenario`.
+#[test]
+fn committed_kernel_table_is_up_to_date() {
+    let path = repo_root().join("web/src/engine/kernels.json");
+    let generated = kernels_text();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "web/src/engine/kernels.json is stale: rerun with UPDATE_EXPECT=1"
+    );
+}
+
+/// Each feature the table resolves is one a scenario's `features` can set, so the
+/// Policy panel can offer every one of them; the table's versions are all accepted.
+#[test]
+fn the_kernel_table_names_the_settable_features() {
+    let table = kernels_value();
+    let schema = schema_value();
+    let settable = schema["$defs"]["FeaturesSpec"]["properties"]
+        .as_object()
+        .expect("FeaturesSpec has properties");
+    let features = table["features"].as_object().unwrap();
+    assert_eq!(features.len(), 41);
+    for (version, resolved) in features {
+        let mut scenario: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+        scenario["kernel"] = version.clone().into();
+        assert!(
+            scenario_from_value(&scenario).is_ok(),
+            "{version} is refused"
+        );
+        for name in resolved.as_object().unwrap().keys() {
+            assert!(
+                name == "fair_class" || settable.contains_key(name),
+                "{version}: `{name}` is not a `features` field"
+            );
+        }
+    }
+    for name in settable.keys() {
+        assert!(
+            features["6.5"].get(name).is_some(),
+            "`features.{name}` has no resolved value in the table"
+        );
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@ import { useMemo, useState, useSyncExternalStore } from 'react';
 import type { AppStore } from '../store/app';
 import type { CompareSession, CompareState } from '../store/compareSession';
 import { compareMarkdown, compareRows, describeDiff, formatChange, formatValue, settingDiffs, verdict } from '../store/compare';
-import { parseScenarioValue, policyGroups } from '../store/policy';
+import { parseScenarioValue, policyGroups, scenarioKernel } from '../store/policy';
 import { scenarioSchema } from '../engine/validate';
 import { seedOf } from '../store/share';
 import { formatTraceTime } from '../base/format';
@@ -11,7 +11,6 @@ import { useAppState } from './useStore';
 import { ProblemList } from './ProblemList';
 import { downloadBlob } from './download';
 
-const GROUPS = policyGroups(scenarioSchema);
 
 export function useCompare<T>(session: CompareSession, select: (state: CompareState) => T): T {
   return useSyncExternalStore(session.state.subscribe, () => select(session.state.get()));
@@ -66,7 +65,10 @@ export function ComparisonPanel({ store, session, storeB }: { store: AppStore; s
   const logA = useAppState(store, (s) => s.loaded?.log?.name);
   const [copied, setCopied] = useState(false);
   const file = useMemo(() => parseScenarioValue(fileText), [fileText]);
-  const diffs = settingDiffs(GROUPS, file, overridesA, overridesB);
+  // A path's default is the file's kernel's: a run that chose another kernel shows that as its diff.
+  const fileKernel = scenarioKernel(scenarioSchema, file).version;
+  const groups = useMemo(() => policyGroups(scenarioSchema, fileKernel), [fileKernel]);
+  const diffs = settingDiffs(groups, file, overridesA, overridesB);
   const rows = useMemo(() => compareRows(summaries?.a, summaries?.b), [summaries]);
   const time = formatTraceTime(simTimeNs(summaries?.atNs ?? 0));
   const markdown = () => compareMarkdown({ scenario: scenarioId, seed: seedOf(fileText), timeS: time, diffs }, rows);

@@ -18,14 +18,12 @@ import {
   scenarioKernel,
   setArgument,
   setOverride,
+  valueAtPath,
   type PolicyControl,
   type PolicyGroup,
   type SettingValue,
 } from '../store/policy';
 import { unreachable } from '../base/types';
-
-/** The schema's policy controls: built once, since the schema is part of the build. */
-const GROUPS: readonly PolicyGroup[] = policyGroups(scenarioSchema);
 
 /** The select's value for a setting that is an object, not one of the names. */
 const EXPLICIT = '(explicit)';
@@ -59,6 +57,11 @@ export function PolicyPanel({
   const status = useAppState(store, (s) => s.status);
   const log = useAppState(store, (s) => s.loaded?.log?.name);
   const file = useMemo(() => parseScenarioValue(fileText), [fileText]);
+  // The controls follow the kernel that runs: the file's, or the one chosen here.
+  const fileKernel = scenarioKernel(scenarioSchema, file);
+  const chosenKernel = typeof overrides.kernel === 'string' ? overrides.kernel : undefined;
+  const kernel = chosenKernel ?? fileKernel.version;
+  const groups: readonly PolicyGroup[] = useMemo(() => policyGroups(scenarioSchema, kernel), [kernel]);
   // What the user typed into number fields, for the file it was typed against.
   const [drafts, setDrafts] = useState<{ readonly file: string; readonly values: Readonly<Record<string, string>> }>({ file: '', values: {} });
   const typed = drafts.file === fileText ? drafts.values : {};
@@ -86,8 +89,7 @@ export function PolicyPanel({
     );
   }
 
-  const kernel = scenarioKernel(scenarioSchema, file);
-  const changed = changedSettings(GROUPS, file, overrides);
+  const changed = changedSettings(groups, file, overrides);
   const seed = typeof (file as { seed?: unknown }).seed === 'number' ? (file as { seed: number }).seed : 0;
   const apply = (control: PolicyControl, value: SettingValue) =>
     controller.updatePolicy((current) => setOverride(current, control, value, file)).then((ok) => {
@@ -102,6 +104,26 @@ export function PolicyPanel({
         return { file: previous.file, values };
       });
     });
+  const rows = (controls: readonly PolicyControl[]) => (
+    <ul className="policy-controls">
+      {controls.map((control) => (
+        <ControlRow
+          key={control.path}
+          control={control}
+          value={currentSetting(control, file, overrides)}
+          changed={Object.hasOwn(overrides, control.path) && !sameSetting(overrides[control.path], fileSetting(control, file))}
+          typed={typed[control.path]}
+          onType={(text) => setDraft(control.path, text)}
+          onSet={(value) => void apply(control, value)}
+        />
+      ))}
+    </ul>
+  );
+  // A path the file or the user sets, rather than leaving it as the version has it.
+  const isSet = (control: PolicyControl) => {
+    const own = Object.hasOwn(overrides, control.path) ? overrides[control.path] : valueAtPath(file, control.path);
+    return own !== undefined && own !== null && !sameSetting(own as SettingValue, control.default);
+  };
   const ready = status === 'ready';
   const fileName = scenarioId === 'custom' ? 'the edited scenario' : scenarioId;
 
@@ -115,8 +137,8 @@ export function PolicyPanel({
           </span>
         )}
         <span className="policy-kernel" data-testid="policy-kernel">
-          kernel <strong>{kernel.version}</strong>
-          {kernel.fromFile ? '' : ' (default)'} · seed {seed}
+          kernel <strong>{kernel}</strong>
+          {chosenKernel !== undefined && chosenKernel !== fileKernel.version ? ' (chosen here)' : fileKernel.fromFile ? '' : ' (default)'} · seed {seed}
         </span>
       </div>
       <p className="muted policy-intro">
@@ -157,7 +179,7 @@ export function PolicyPanel({
           <ProblemList problems={problems} />
         </div>
       )}
-      {GROUPS.map((group) => (
+      {groups.map((group) => (
         <fieldset key={group.id} className="policy-group" data-group={group.id} disabled={!ready}>
           <legend>
             {group.title}
@@ -166,32 +188,61 @@ export function PolicyPanel({
                 seed {group.seed}
                 {group.kernel ? ` · ${group.kernel}` : ''}
               </span>
-            ) : (
-              <span className="policy-group-kernel">kernel {kernel.version}</span>
+            ) : group.id === 'kernel' ? null : (
+              <span className="policy-group-kernel">kernel {kernel}</span>
             )}
           </legend>
           {group.summary && <p className="policy-summary">{withCode(group.summary)}</p>}
-          {group.kernel && compareKernels(group.kernel, kernel.version) !== 0 && (
+          {group.kernel && compareKernels(group.kernel, kernel) !== 0 && (
             <p className="policy-note">
-              Written against {group.kernel}; this scenario runs {kernel.version}.
+              Written against {group.kernel}; this scenario runs {kernel}.
             </p>
           )}
-          <ul className="policy-controls">
-            {group.controls.map((control) => (
-              <ControlRow
-                key={control.path}
-                control={control}
-                value={currentSetting(control, file, overrides)}
-                changed={Object.hasOwn(overrides, control.path) && !sameSetting(overrides[control.path], fileSetting(control, file))}
-                typed={typed[control.path]}
-                onType={(text) => setDraft(control.path, text)}
-                onSet={(value) => void apply(control, value)}
-              />
-            ))}
-          </ul>
+          {group.id === 'kernel' ? (
+            <>
+              {rows(group.controls.slice(0, 1))}
+              <KernelPaths kernel={kernel} paths={group.controls.slice(1)} set={group.controls.slice(1).filter(isSet)}>
+                {rows(group.controls.slice(1))}
+              </KernelPaths>
+            </>
+          ) : (
+            rows(group.controls)
+          )}
         </fieldset>
       ))}
     </section>
+  );
+}
+
+/**
+ * The version's paths, folded: seventeen switches and variants are more than a
+ * first look needs. Open from the start when the file or the user sets one
+ * differently from the version.
+ */
+function KernelPaths({ kernel, paths, set, children }: { kernel: string; paths: readonly PolicyControl[]; set: readonly PolicyControl[]; children: ReactNode }) {
+  // Opens by itself when a path comes to be set (a scenario loaded, a link opened), never closes by itself.
+  const [open, setOpen] = useState(set.length > 0);
+  const anySet = set.length > 0;
+  const [wasSet, setWasSet] = useState(anySet);
+  if (anySet !== wasSet) {
+    setWasSet(anySet);
+    if (anySet) setOpen(true);
+  }
+  return (
+    <details className="policy-paths" open={open} onToggle={(event) => setOpen(event.currentTarget.open)} data-testid="kernel-paths">
+      <summary>
+        The paths {kernel} selects ({paths.length})
+        {set.length > 0 ? (
+          <span className="policy-paths-set">
+            {' '}
+            · set differently: {set.map((control) => control.label).join(', ')}
+          </span>
+        ) : (
+          <span className="muted"> · all as {kernel} has them</span>
+        )}
+      </summary>
+      {children}
+    </details>
   );
 }
 

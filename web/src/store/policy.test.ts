@@ -36,6 +36,7 @@ function control(path: string): PolicyControl {
 describe('policy controls from the scenario schema', () => {
   it('groups the switches by patch series: baseline, then by the kernel each series was written against', () => {
     expect(groups.map((group) => [group.id, group.title, group.kernel])).toEqual([
+      ['kernel', 'Kernel version and paths', undefined],
       ['baseline', 'Baseline paths', undefined],
       ['seed-001', 'select_idle_sibling idle-thread scan', '4.6'],
       ['seed-003', 'TurboSched task packing', '5.2'],
@@ -43,7 +44,7 @@ describe('policy controls from the scenario schema', () => {
       ['seed-000', 'SHARED_RUNQ', '6.5'],
       ['seed-002', 'cfs_rq / sched_entity field order', '6.15'],
     ]);
-    expect(groups.map((group) => group.controls.map((entry) => entry.label))).toEqual([
+    expect(groups.slice(1).map((group) => group.controls.map((entry) => entry.label))).toEqual([
       ['newidle_balance.enabled', 'periodic_balance.enabled', 'wake_affine.enabled'],
       ['sis_scan.enabled', 'sis_scan.gate'],
       ['turbo_pack.enabled', 'turbo_pack.busy_threshold_pct', 'turbo_pack.domain'],
@@ -51,7 +52,7 @@ describe('policy controls from the scenario schema', () => {
       ['shared_runq.mode', 'shared_runq.shard_index', 'shared_runq.shard_size', 'shared_runq.skip_llc_balance'],
       ['struct_layout'],
     ]);
-    expect(groups[4]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
+    expect(groups[5]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
   });
 
   it('maps booleans to switches, enums to choices with their sentences, integers to a range', () => {
@@ -103,7 +104,62 @@ describe('policy controls from the scenario schema', () => {
     const added = extended.find((group) => group.id === 'seed-007');
     expect(added).toMatchObject({ title: 'Seed 007', kernel: '6.1', summary: 'On the 6.1 wakeup path, pack small tasks.' });
     expect(added?.controls.map((entry) => [entry.label, entry.description])).toEqual([['turbo_pack.enabled', 'On the 6.1 wakeup path, pack small tasks.']]);
-    expect(extended.map((group) => group.id)).toEqual(['baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000', 'seed-002']);
+    expect(extended.map((group) => group.id)).toEqual(['kernel', 'baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000', 'seed-002']);
+  });
+});
+
+describe('the kernel version and its paths', () => {
+  const at = (kernel: string, path: string) => {
+    const found = allControls(policyGroups(scenarioSchema, kernel)).find((candidate) => candidate.path === path);
+    if (!found) throw new Error(`no control ${path} for ${kernel}`);
+    return found;
+  };
+
+  it('offers every modelled version, and each features path with the chosen version as its default', () => {
+    const kernel = at('6.5', 'kernel');
+    expect(kernel.kind).toBe('enum');
+    if (kernel.kind === 'enum') {
+      expect(kernel.options.map((option) => option.value)).toHaveLength(41);
+      expect(kernel.options[0]?.value).toBe('4.6');
+      expect(kernel.options.at(-1)?.value).toBe('6.5');
+      expect(kernel.default).toBe('6.5');
+    }
+    // The labels drop `features.`, as the policy ones drop `policy.`; the paths keep it.
+    expect(at('6.5', 'features.SIS_UTIL')).toMatchObject({ kind: 'boolean', label: 'SIS_UTIL', default: true });
+    expect(at('5.10', 'features.SIS_UTIL')).toMatchObject({ default: false });
+    expect(at('5.10', 'features.SIS_PROP')).toMatchObject({ default: true });
+    expect(at('4.6', 'features.busy_factor')).toMatchObject({ kind: 'integer', default: 32 });
+    expect(at('6.5', 'features.busy_factor')).toMatchObject({ default: 16 });
+    const sis = at('4.9', 'features.select_idle_sibling');
+    expect(sis.kind).toBe('enum');
+    if (sis.kind === 'enum') {
+      expect(sis.options.map((option) => option.value)).toEqual(['4.6', '4.9', '5.12']);
+      expect(sis.default).toBe('4.9');
+    }
+    // A patch release reads as its minor version; a version outside the table is still offered.
+    expect(at('5.18.3', 'features.numa_fork_rule').default).toBe(at('5.18', 'features.numa_fork_rule').default);
+    const odd = at('7.1', 'kernel');
+    if (odd.kind === 'enum') expect(odd.options.at(-1)?.value).toBe('7.1');
+    expect(at('7.1', 'features.SIS_UTIL').default).toBeUndefined();
+  });
+
+  it('shows a file\'s own features setting over the version, and a choice that matches the version as no change', () => {
+    const six = allControls(policyGroups(scenarioSchema, '6.5'));
+    const util = six.find((entry) => entry.path === 'features.SIS_UTIL');
+    if (!util) throw new Error('no SIS_UTIL');
+    const plain = file('shared-runq-kcompile-7950x');
+    expect(fileSetting(util, plain)).toBe(true);
+    expect(fileSetting(util, { ...(plain as object), features: { SIS_UTIL: false } })).toBe(false);
+    const off = setOverride(NO_OVERRIDES, util, false, plain);
+    expect(off).toEqual({ 'features.SIS_UTIL': false });
+    expect(setOverride(off, util, true, plain)).toEqual({});
+    const groups65 = policyGroups(scenarioSchema, '6.5');
+    expect(changedSettings(groups65, plain, off)).toEqual([{ path: 'features.SIS_UTIL', label: 'SIS_UTIL', file: true, value: false }]);
+    expect(setArgument('features.SIS_UTIL', false)).toBe('--set features.SIS_UTIL=false');
+    const run = withOverrides(plain, { kernel: '5.10', 'features.SIS_UTIL': true }) as { kernel: string; features: { SIS_UTIL: boolean } };
+    expect(run.kernel).toBe('5.10');
+    expect(run.features.SIS_UTIL).toBe(true);
+    expect(schemaProblems(run as unknown as JsonValue)).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import { unreachable } from '../base/types';
 import type { ScenarioProblem } from '../engine/protocol';
+import { DEFAULT_KERNEL, KERNEL_VERSIONS, kernelFeatures, kernelKey } from './kernels';
 
 /** A JSON value, as a scenario file holds it. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -55,7 +56,7 @@ export type PolicyControl =
 
 /** The controls one patch series added (or the kernel's own paths). */
 export interface PolicyGroup {
-  /** `baseline`, or `seed-000` for the series of seed experiment 000. */
+  /** `kernel` (the version and its paths), `baseline`, or `seed-000` for the series of seed experiment 000. */
   readonly id: string;
   readonly title: string;
   /** The seed experiment's number, `000`; undefined for the baseline paths. */
@@ -177,7 +178,7 @@ function controlFor(
   const node = resolve(root, property);
   const fallback = property.default ?? node.default ?? inheritedDefault;
   const own = oneLine(property.description);
-  const base = { path, label: path.replace(/^policy\./, '') };
+  const base = { path, label: path.replace(/^(policy|features)\./, '') };
   const options = node.oneOf?.every((branch) => typeof branch.const === 'string')
     ? node.oneOf.map((branch) => ({ value: branch.const as string, description: oneLine(branch.description) }))
     : node.enum?.every((value) => typeof value === 'string')
@@ -245,8 +246,9 @@ function controlsUnder(
  * then each patch series by the kernel it was written against. A `policy`
  * property whose description starts `Seed NNN:` belongs to that series.
  */
-export function policyGroups(schema: unknown): readonly PolicyGroup[] {
+export function policyGroups(schema: unknown, kernel: string = DEFAULT_KERNEL): readonly PolicyGroup[] {
   const root = schema as SchemaRoot;
+  const kernelControls = kernelGroup(root, kernel);
   const policyProperty = root.properties?.policy;
   if (!policyProperty) return [];
   const policy = resolve(root, policyProperty);
@@ -270,7 +272,7 @@ export function policyGroups(schema: unknown): readonly PolicyGroup[] {
     entry.controls.push(...controls);
     series.set(id, entry);
   }
-  const groups: PolicyGroup[] = [];
+  const groups: PolicyGroup[] = kernelControls ? [kernelControls] : [];
   if (baseline.length > 0) {
     groups.push({ id: 'baseline', title: 'Baseline paths', seed: undefined, kernel: undefined, summary: undefined, controls: baseline });
   }
@@ -290,6 +292,41 @@ export function policyGroups(schema: unknown): readonly PolicyGroup[] {
     });
   }
   return groups;
+}
+
+/**
+ * The kernel group: which version's baseline paths run (`kernel`), then each path
+ * a scenario's `features` can set, its default the variant `kernel` takes (from
+ * the core's version table), so a switch shows what actually runs.
+ */
+function kernelGroup(root: SchemaRoot, kernel: string): PolicyGroup | undefined {
+  const kernelProperty = root.properties?.kernel;
+  const featuresProperty = root.properties?.features;
+  if (!kernelProperty || !featuresProperty) return undefined;
+  const key = kernelKey(kernel);
+  const versions = key !== undefined && !KERNEL_VERSIONS.includes(key) ? [...KERNEL_VERSIONS, key] : KERNEL_VERSIONS;
+  const versionControl: PolicyControl = {
+    kind: 'enum',
+    path: 'kernel',
+    label: 'kernel',
+    description: firstSentence(oneLine(kernelProperty.description)),
+    options: versions.map((version) => ({ value: version, description: '' })),
+    default: DEFAULT_KERNEL,
+  };
+  const resolved = kernelFeatures(kernel);
+  const features = resolve(root, featuresProperty);
+  const featureControls = Object.entries(features.properties ?? {}).flatMap(([name, property]) => {
+    const control = controlFor(root, property, `features.${name}`, resolved?.[name], '');
+    return control ? [control] : [];
+  });
+  return {
+    id: 'kernel',
+    title: 'Kernel version and paths',
+    seed: undefined,
+    kernel: undefined,
+    summary: `The kernel whose baseline paths run, and each path on its own: a setting left as the version has it follows the version.`,
+    controls: [versionControl, ...featureControls],
+  };
 }
 
 /** Every control of every group, in the panel's order. */

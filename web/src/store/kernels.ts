@@ -1,0 +1,30 @@
+/**
+ * The kernel versions the core models, and the variant each baseline path takes in
+ * each (`Features::of` in crates/sched-core/src/kernel.rs), from the generated
+ * table `engine/kernels.json` (a Rust test keeps it in step). The Policy panel's
+ * kernel choice and the defaults of its `features.*` controls come from here.
+ */
+import table from '../engine/kernels.json';
+
+/** A resolved path: a switch, a variant's name, or a number (`busy_factor`). */
+export type FeatureValue = boolean | number | string;
+
+/** Every released `major.minor` the core accepts, oldest first. */
+export const KERNEL_VERSIONS: readonly string[] = table.versions;
+
+/** The version a scenario without a `kernel` field runs. */
+export const DEFAULT_KERNEL: string = table.default;
+
+const FEATURES = table.features as Readonly<Record<string, Readonly<Record<string, FeatureValue>>>>;
+
+/** `"5.18.3"` → `"5.18"`; undefined when it is not `MAJOR.MINOR[.PATCH]`. */
+export function kernelKey(version: string): string | undefined {
+  const match = /^\s*(\d+)\.(\d+)(\.\d+)?\s*$/.exec(version);
+  return match ? `${Number(match[1])}.${Number(match[2])}` : undefined;
+}
+
+/** The variant of each path in `version`, or undefined for a version the core does not model. */
+export function kernelFeatures(version: string): Readonly<Record<string, FeatureValue>> | undefined {
+  const key = kernelKey(version);
+  return key === undefined ? undefined : FEATURES[key];
+}
