@@ -31,6 +31,19 @@ test('clicking a wakeup in the event log explains its CPU choice in the Inspecto
   await expect(machine.locator('g.cpu.allowed')).toHaveCount(8);
   await expect(machine.locator('g.cpu.chosen')).toHaveAttribute('data-cpu', String(target));
 
+  // Open, it stays in view as the page scrolls, but never covers the whole column:
+  // the panels below it (the scenario editor's button) can still be brought out and clicked.
+  const apply = page.getByRole('button', { name: 'Apply scenario' });
+  await apply.evaluate((element) => element.scrollIntoView({ block: 'center' }));
+  const onTop = await apply.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+    return hit !== null && element.contains(hit);
+  });
+  expect(onTop).toBe(true);
+  await apply.evaluate((element) => element.scrollIntoView({ block: 'end' }));
+  await expect(inspector).toBeInViewport();
+
   // From the keyboard: Enter on a switch says it is not a decision the inspector explains.
   const switchRow = log.getByRole('button', { name: /\bsched_switch prev_comm=/ }).first();
   await switchRow.focus();
