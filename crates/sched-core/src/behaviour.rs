@@ -190,18 +190,25 @@ fn one() -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ChannelId(pub u32);
 
+/// A duration distribution's index: in its program's `dists` as compiled, in the
+/// simulator's table once built (as channel ids are shifted to the simulator's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DistId(pub u32);
+
 /// A flattened program instruction: plain data, copied out of the program at each
-/// step.
+/// step. Kept to 16 bytes (distributions by index, positions as `u32`): every
+/// task's step reads its program, and a thousand tasks' programs then stay in the
+/// first-level cache where 48-byte instructions did not.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Instr {
-    Run(Dist, bool),
-    Spin(Dist),
-    Sleep(Dist),
+    Run(DistId, bool),
+    Spin(DistId),
+    Sleep(DistId),
     Wait(ChannelId),
     Post(ChannelId, u32, bool),
     Barrier(ChannelId, u32, u32),
     WakeAll(ChannelId),
-    WakeEach(ChannelId, Dist),
+    WakeEach(ChannelId, DistId),
     Reset(ChannelId),
     Complete,
     /// The new affinity mask: its CPU numbers are `Program::masks[N]`.
@@ -211,13 +218,15 @@ pub enum Instr {
     /// Start of a loop; `end` is the index of its `LoopEnd`.
     LoopStart {
         count: Option<u32>,
-        end: usize,
+        end: u32,
     },
     /// End of a loop; `start` is the index of its `LoopStart`.
     LoopEnd {
-        start: usize,
+        start: u32,
     },
 }
+
+const _: () = assert!(std::mem::size_of::<Instr>() <= 16);
 
 /// A compiled program, shared by every task that runs it.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,6 +234,8 @@ pub struct Program {
     pub instrs: Vec<Instr>,
     /// The CPU numbers of each `SetAffinity`.
     pub masks: Vec<Vec<u32>>,
+    /// The distributions the instructions name by `DistId`.
+    pub dists: Vec<Dist>,
 }
 
 /// Maps channel names to ids; names are scoped by the caller (a workload instance).
@@ -271,63 +282,82 @@ impl Program {
         let mut program = Program {
             instrs: Vec::new(),
             masks: Vec::new(),
+            dists: Vec::new(),
         };
         emit(ops, channels, &mut program);
         program
     }
 }
 
+impl Program {
+    /// The id of `dist` in this program's table, added if new.
+    fn dist(&mut self, dist: Dist) -> DistId {
+        intern_dist(&mut self.dists, dist)
+    }
+}
+
+/// The index of `dist` in `table`, appended if absent. Equal parameters draw the
+/// same durations from the same random numbers, so sharing an entry changes nothing.
+pub(crate) fn intern_dist(table: &mut Vec<Dist>, dist: Dist) -> DistId {
+    let index = table
+        .iter()
+        .position(|known| *known == dist)
+        .unwrap_or_else(|| {
+            table.push(dist);
+            table.len() - 1
+        });
+    DistId(index as u32)
+}
+
 fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {
     for op in ops {
-        let out = &mut program.instrs;
-        match op {
+        let instr = match op {
             Op::Run {
                 duration,
                 memory_bound,
-            } => out.push(Instr::Run(*duration, *memory_bound)),
-            Op::Sleep { duration } => out.push(Instr::Sleep(*duration)),
-            Op::Wait { channel } => out.push(Instr::Wait(channels.id(channel))),
+            } => Instr::Run(program.dist(*duration), *memory_bound),
+            Op::Sleep { duration } => Instr::Sleep(program.dist(*duration)),
+            Op::Spin { duration } => Instr::Spin(program.dist(*duration)),
+            Op::Wait { channel } => Instr::Wait(channels.id(channel)),
             Op::Post {
                 channel,
                 count,
                 sync,
-            } => out.push(Instr::Post(channels.id(channel), *count, *sync)),
+            } => Instr::Post(channels.id(channel), *count, *sync),
             Op::Barrier {
                 channel,
                 parties,
                 label,
             } => {
                 let label = channels.label(label);
-                out.push(Instr::Barrier(channels.id(channel), *parties, label));
+                Instr::Barrier(channels.id(channel), *parties, label)
             }
-            Op::Spin { duration } => out.push(Instr::Spin(*duration)),
-            Op::WakeAll { channel } => out.push(Instr::WakeAll(channels.id(channel))),
+            Op::WakeAll { channel } => Instr::WakeAll(channels.id(channel)),
             Op::WakeEach { channel, each } => {
-                out.push(Instr::WakeEach(channels.id(channel), *each))
+                Instr::WakeEach(channels.id(channel), program.dist(*each))
             }
-            Op::Reset { channel } => out.push(Instr::Reset(channels.id(channel))),
-            Op::Complete => out.push(Instr::Complete),
+            Op::Reset { channel } => Instr::Reset(channels.id(channel)),
+            Op::Complete => Instr::Complete,
             Op::SetAffinity { cpus } => {
-                let mask = program.masks.len() as u32;
-                out.push(Instr::SetAffinity(mask));
                 program
                     .masks
                     .push(crate::cpuset::parse_cpu_list(cpus).unwrap_or_default());
+                Instr::SetAffinity(program.masks.len() as u32 - 1)
             }
-            Op::Spawn { pool } => out.push(Instr::Spawn(*pool)),
+            Op::Spawn { pool } => Instr::Spawn(*pool),
             Op::Loop { count, body } => {
-                let start = out.len();
-                out.push(Instr::LoopStart {
+                let start = program.instrs.len() as u32;
+                program.instrs.push(Instr::LoopStart {
                     count: *count,
                     end: 0,
                 });
                 emit(body, channels, program);
-                let out = &mut program.instrs;
-                let end = out.len();
-                out.push(Instr::LoopEnd { start });
-                out[start] = Instr::LoopStart { count: *count, end };
+                let end = program.instrs.len() as u32;
+                program.instrs[start as usize] = Instr::LoopStart { count: *count, end };
+                Instr::LoopEnd { start }
             }
-        }
+        };
+        program.instrs.push(instr);
     }
 }
 

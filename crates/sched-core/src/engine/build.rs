@@ -68,6 +68,7 @@ impl Simulator {
             .collect();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
+        let mut dists = Vec::new();
         let mut workloads = Vec::new();
         // The scenario's workloads, then the machine's background kernel threads.
         let background = scenario.background.workload(n_cpus);
@@ -83,7 +84,12 @@ impl Simulator {
             let pool_base = spawn_pools.len() as u32;
             spawn_pools.extend((0..expansion.pools).map(|_| VecDeque::new()));
             for program in expansion.programs {
-                programs.push(offset_channels(program, channel_base, pool_base));
+                programs.push(offset_channels(
+                    program,
+                    channel_base,
+                    pool_base,
+                    &mut dists,
+                ));
             }
             channels.extend((0..expansion.channels.next).map(|idx| {
                 Channel {
@@ -317,6 +323,7 @@ impl Simulator {
             tasks,
             workloads,
             programs,
+            dists,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],
             cpus: cpu_states,
@@ -365,25 +372,34 @@ impl Simulator {
     }
 }
 
-fn offset_channels(program: Program, base: u32, pool_base: u32) -> Program {
+/// A workload's program in the simulator's numbering: its channels and spawn pools
+/// shifted past the earlier workloads', its distributions found in (or added to)
+/// the simulator's one table.
+fn offset_channels(program: Program, base: u32, pool_base: u32, dists: &mut Vec<Dist>) -> Program {
     let shift = |channel: ChannelId| ChannelId(channel.0 + base);
+    let mut dist = |id: DistId| intern_dist(dists, program.dists[id.0 as usize]);
     Program {
         instrs: program
             .instrs
-            .into_iter()
-            .map(|instr| match instr {
+            .iter()
+            .map(|&instr| match instr {
+                Instr::Run(id, memory_bound) => Instr::Run(dist(id), memory_bound),
+                Instr::Spin(id) => Instr::Spin(dist(id)),
+                Instr::Sleep(id) => Instr::Sleep(dist(id)),
                 Instr::Wait(channel) => Instr::Wait(shift(channel)),
                 Instr::Post(channel, count, sync) => Instr::Post(shift(channel), count, sync),
                 Instr::Barrier(channel, parties, label) => {
                     Instr::Barrier(shift(channel), parties, label)
                 }
                 Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
-                Instr::WakeEach(channel, each) => Instr::WakeEach(shift(channel), each),
+                Instr::WakeEach(channel, each) => Instr::WakeEach(shift(channel), dist(each)),
                 Instr::Reset(channel) => Instr::Reset(shift(channel)),
                 Instr::Spawn(pool) => Instr::Spawn(pool + pool_base),
                 other => other,
             })
             .collect(),
         masks: program.masks,
+        // The instructions now name the simulator's table.
+        dists: Vec::new(),
     }
 }

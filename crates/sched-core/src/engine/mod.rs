@@ -12,7 +12,7 @@
 //! IPI delay), and the switch itself costs no time in this first model.
 
 use crate::bandwidth::{BandwidthStats, TaskGroup};
-use crate::behaviour::{ChannelId, Instr, Program};
+use crate::behaviour::{intern_dist, ChannelId, Dist, DistId, Instr, Program};
 use crate::cfs::Knobs;
 use crate::cost::Costs;
 use crate::cpuset::{parse_cpu_list, CpuSet};
@@ -172,6 +172,8 @@ pub struct Simulator {
     pub tasks: Vec<Task>,
     pub workloads: Vec<WorkloadInfo>,
     pub(crate) programs: Vec<Program>,
+    /// Every program's duration distributions, one entry per distinct one (`DistId`).
+    pub(crate) dists: Vec<Dist>,
     pub(crate) channels: Vec<Channel>,
     pub rqs: Vec<CfsRq>,
     pub cpus: Vec<CpuState>,

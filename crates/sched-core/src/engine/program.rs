@@ -26,7 +26,7 @@ impl Simulator {
             steps_without_time += 1;
             match instr {
                 Instr::Run(dist, memory_bound) => {
-                    let work = self.draw_time(&dist, steps_without_time);
+                    let work = self.draw_time(dist, steps_without_time);
                     if work == 0 {
                         continue;
                     }
@@ -38,7 +38,7 @@ impl Simulator {
                 Instr::Spin(dist) => {
                     // usec_spin(): the deadline is set now; the work figure only keeps
                     // the task in a burst (it is not what ends it).
-                    let duration = self.draw_time(&dist, steps_without_time);
+                    let duration = self.draw_time(dist, steps_without_time);
                     if duration == 0 {
                         continue;
                     }
@@ -50,7 +50,7 @@ impl Simulator {
                     return;
                 }
                 Instr::Sleep(dist) => {
-                    let duration = dist.sample_ns(&mut self.rng);
+                    let duration = self.dists[dist.0 as usize].sample_ns(&mut self.rng);
                     self.dequeue_curr(task_id, cpu, TaskState::Sleeping);
                     self.queue
                         .push(self.now + SimTime(duration), Event::TimerWake(task_id));
@@ -113,7 +113,7 @@ impl Simulator {
                     if *woken == Some(self.now) {
                         *woken = Some(started);
                     }
-                    let work = each.sample_ns(&mut self.rng);
+                    let work = self.dists[each.0 as usize].sample_ns(&mut self.rng);
                     if work == 0 {
                         continue;
                     }
@@ -183,7 +183,7 @@ impl Simulator {
                 }
                 Instr::LoopStart { count, end } => {
                     if count == Some(0) {
-                        self.tasks[tidx].pc = end + 1;
+                        self.tasks[tidx].pc = end as usize + 1;
                     } else {
                         self.tasks[tidx].loops.push(LoopFrame {
                             start: pc,
@@ -195,13 +195,13 @@ impl Simulator {
                     let task = &mut self.tasks[tidx];
                     let frame = task.loops.last_mut().expect("loop end without start");
                     match frame.remaining.as_mut() {
-                        None => task.pc = start + 1,
+                        None => task.pc = start as usize + 1,
                         Some(remaining) => {
                             *remaining -= 1;
                             if *remaining == 0 {
                                 task.loops.pop();
                             } else {
-                                task.pc = start + 1;
+                                task.pc = start as usize + 1;
                             }
                         }
                     }
@@ -212,8 +212,8 @@ impl Simulator {
 
     /// A duration drawn for a step that takes time; after 10,000 steps that took
     /// none, a zero draw becomes 1 us, so that no loop can spin without time passing.
-    fn draw_time(&mut self, dist: &crate::behaviour::Dist, steps_without_time: u32) -> u64 {
-        match dist.sample_ns(&mut self.rng) {
+    fn draw_time(&mut self, dist: crate::behaviour::DistId, steps_without_time: u32) -> u64 {
+        match self.dists[dist.0 as usize].sample_ns(&mut self.rng) {
             0 if steps_without_time > 10_000 => 1_000,
             ns => ns,
         }
