@@ -22,8 +22,10 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   await waitIdle(page);
   expect(await page.evaluate(() => window.__schedlab?.events ?? 0)).toBe(before + 1);
 
-  // Not JSON at all: the message says where.
+  // Not JSON at all: the message says where. Until it is applied, the refusal
+  // above is told apart from the text as it is now.
   await editor.fill('{ "title": "t", oops }');
+  await expect(alert).toContainText('Your last Apply was refused: 1 problem in the text as it was then.');
   await page.getByRole('button', { name: 'Apply scenario' }).click();
   await waitIdle(page);
   await expect(alert).toContainText('not valid JSON');

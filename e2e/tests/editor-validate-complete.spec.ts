@@ -41,6 +41,13 @@ test('the editor checks the text as it is typed, completes field names from the 
   await problems.getByRole('button').click();
   expect(await cursorOf(editor)).toBe('{ "title": "t", '.length);
 
+  // What the schema allows but the core refuses is found before Apply too, in the core's words.
+  await editor.fill(original.replace('"seed": 42,', '"seed": 42, "kernel": "7.2",'));
+  await expect(problems.getByRole('listitem')).toHaveText([
+    'kernel: kernel 7.2 is not modelled: 6.6 replaced CFS with EEVDF, which is not modelled yet; the newest modelled is 6.5',
+  ]);
+  await expect(check).toContainText('1 problem in the text (not applied)');
+
   // Fixed: the problems are gone; the text is valid but not applied yet.
   const fixed = original.replace('"seed": 42', '"seed": 7');
   await editor.fill(fixed);

@@ -111,9 +111,31 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     const timer = window.setTimeout(() => setCheckedText(text), CHECK_DELAY_MS);
     return () => window.clearTimeout(timer);
   }, [text, checkedText]);
-  const check = useMemo(() => checkText(checkedText), [checkedText]);
+  const schemaCheck = useMemo(() => checkText(checkedText), [checkedText]);
   const started = text !== '' || appliedText !== '';
   const applied = checkedText === appliedText;
+  // Text the schema accepts goes to the core too, which checks what Apply would (a
+  // kernel out of range, CPU lists, programs), so that "Valid" means it would load.
+  /** The text of the last Apply, so that its refusal is not shown as the text's once that changes. */
+  const [attempted, setAttempted] = useState<string | undefined>(undefined);
+  const [coreCheck, setCoreCheck] = useState<{ readonly text: string; readonly problems: readonly ScenarioProblem[] } | undefined>(undefined);
+  const askCore = schemaCheck.length === 0 && !applied && checkedText.trim() !== '';
+  useEffect(() => {
+    if (!askCore) return undefined;
+    let current = true;
+    void controller.checkScenario(checkedText).then((problems) => {
+      if (current) setCoreCheck({ text: checkedText, problems });
+    });
+    return () => {
+      current = false;
+    };
+  }, [askCore, checkedText, controller]);
+  const coreAnswered = askCore && coreCheck?.text === checkedText;
+  const check = useMemo(
+    () => (coreAnswered && coreCheck ? coreCheck.problems.map((problem) => ({ problem, label: describeAt(checkedText, problem, formatProblem(problem)) })) : schemaCheck),
+    [coreAnswered, coreCheck, checkedText, schemaCheck],
+  );
+  const checking = askCore && !coreAnswered;
 
   useLayoutEffect(() => {
     const cursor = pendingCursor.current;
@@ -222,7 +244,8 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   };
 
   let summary: string;
-  if (check.length === 0) summary = applied ? 'Valid: this is the scenario running.' : 'Valid: Apply to run it (not yet applied).';
+  if (checking) summary = 'Checking with the simulator…';
+  else if (check.length === 0) summary = applied ? 'Valid: this is the scenario running.' : 'Valid: Apply to run it (not yet applied).';
   else summary = `${check.length} problem${check.length === 1 ? '' : 's'} in the text${applied ? '' : ' (not applied)'}: click one to go to it.`;
 
   return (
@@ -280,7 +303,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
         )}
       </div>
       {started && (
-        <div className={`editor-check${text === checkedText ? '' : ' checking'}`}>
+        <div className={`editor-check${text === checkedText && !checking ? '' : ' checking'}`}>
           <p role="status" aria-label="Text check" className={check.length === 0 ? 'check-ok' : 'check-bad'}>
             {summary}
           </p>
@@ -298,16 +321,30 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
         </div>
       )}
       <div className="editor-actions">
-        <button type="button" onClick={() => void controller.load('custom', store.get().scenarioText)} disabled={status === 'loading'}>
+        <button
+          type="button"
+          onClick={() => {
+            const attempt = store.get().scenarioText;
+            setAttempted(attempt);
+            void controller.load('custom', attempt);
+          }}
+          disabled={status === 'loading'}
+        >
           Apply scenario
         </button>
       </div>
       {problems.length > 0 && (
         <div role="alert" className="problems">
-          <p>
-            The scenario was not loaded: {problems.length} problem{problems.length === 1 ? '' : 's'}.
-            {status === 'ready' && ' Your edit was not applied; the previous run is still loaded and plays.'}
-          </p>
+          {attempted !== undefined && attempted !== text ? (
+            <p>
+              Your last Apply was refused: {problems.length} problem{problems.length === 1 ? '' : 's'} in the text as it was then. The text has changed since; the check above is for it as it is now.
+            </p>
+          ) : (
+            <p>
+              The scenario was not loaded: {problems.length} problem{problems.length === 1 ? '' : 's'}.
+              {status === 'ready' && ' Your edit was not applied; the previous run is still loaded and plays.'}
+            </p>
+          )}
           <ProblemList problems={problems} />
         </div>
       )}

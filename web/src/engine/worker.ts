@@ -4,7 +4,7 @@
  * with Comlink; every frame's arrays are transferred, not copied through JSON.
  */
 import * as Comlink from 'comlink';
-import init, { LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
+import init, { check_scenario, LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type {
   Decision,
@@ -490,6 +490,16 @@ const engine = {
 
   summaryJson(): string {
     return current().summary_json();
+  },
+
+  /**
+   * Every problem the core finds in scenario text, as Apply would report it (the
+   * schema, then what a schema cannot say: a kernel version out of range, CPU lists,
+   * programs); empty when the scenario would load.
+   */
+  async checkScenario(text: string): Promise<ScenarioProblem[]> {
+    await ensureWasm();
+    return JSON.parse(check_scenario(text)) as ScenarioProblem[];
   },
 
   /**

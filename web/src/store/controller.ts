@@ -152,6 +152,8 @@ export interface Controller {
    * layout) with the core: both structures laid out, or why it is not a layout.
    */
   structLayout(specText: string): Promise<LayoutResult>;
+  /** Scenario text's problems as the core finds them on Apply (the editor's live check); empty when it would load. */
+  checkScenario(text: string): Promise<readonly ScenarioProblem[]>;
   /** Trace records matching `filter` before record `before`, newest first (the event log's search). */
   searchTrace(filter: LogFilter, before: number, count: number): Promise<readonly TraceLine[]>;
   /** The kept trace as Chrome trace-event JSON, for Perfetto. */
@@ -472,6 +474,9 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     async structLayout(specText) {
       return engineCall<LayoutResult>(() => engine.structLayout(specText) as Promise<LayoutResult>);
+    },
+    async checkScenario(text) {
+      return engineCall(() => engine.checkScenario(text));
     },
     async searchTrace(filter, before, count) {
       return engineCall(() => engine.searchTrace(filter, before, count, SEARCH_SCAN));
