@@ -254,14 +254,15 @@ impl Reason {
                     SisStep::IdleSibling => format!("idle SMT sibling CPU {cpu}"),
                     SisStep::PackageScan { first, last, found: true } => format!("no idle core or sibling; should_scan_idle let the package scan of LLC {llc} run ({first} to {last}): idle CPU {cpu}, {scanned} CPUs inspected with the 4.6 walk's"),
                     SisStep::PackageScan { first, last, found: false } => format!("no idle core or sibling; the package scan of LLC {llc} ({first} to {last}) found none idle, {scanned} CPUs inspected with the 4.6 walk's: pid {pid} queues on CPU {cpu}"),
+                    // `scanned` counts every scan of the wakeup (idle core, idle CPU, sibling), as its cost does.
                     SisStep::IdleCpu => match limit {
-                        Some(limit) => format!("bounded scan (limit {limit}) of LLC {llc} found idle CPU {cpu} after {scanned}"),
-                        None => format!("scan of LLC {llc} found idle CPU {cpu} after {scanned}"),
+                        Some(limit) => format!("bounded scan (limit {limit}) of LLC {llc} found idle CPU {cpu}; {scanned} CPU{} scanned in all", crate::explain::plural(scanned)),
+                        None => format!("scan of LLC {llc} found idle CPU {cpu}; {scanned} CPU{} scanned in all", crate::explain::plural(scanned)),
                     },
                     SisStep::NoneIdle => match limit {
                         Some(0) => format!("no idle core, and LLC {llc} too busy to scan (limit 0): pid {pid} queues on CPU {cpu}"),
-                        Some(limit) => format!("scanned {scanned} CPUs of LLC {llc} (limit {limit}), none idle: pid {pid} queues on CPU {cpu}"),
-                        None => format!("scanned {scanned} CPUs of LLC {llc}, none idle: pid {pid} queues on CPU {cpu}"),
+                        Some(limit) => format!("no idle CPU in LLC {llc} (scan limit {limit}; {scanned} CPU{} scanned in all): pid {pid} queues on CPU {cpu}", crate::explain::plural(scanned)),
+                        None => format!("no idle CPU in LLC {llc} ({scanned} CPU{} scanned in all): pid {pid} queues on CPU {cpu}", crate::explain::plural(scanned)),
                     },
                     SisStep::AffinityFallback => format!("previous CPU not allowed: CPU {cpu}"),
                 };
