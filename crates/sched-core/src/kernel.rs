@@ -189,7 +189,7 @@ pub enum NewidleGate {
     MaxNewidleLbCost,
 }
 
-/// The runqueue load that `wake_affine()` compares (`crate::load_avg`).
+/// The runqueue load that `wake_affine()` compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum CpuLoad {
     /// Before 5.7: `cfs_rq->runnable_load_avg`, the tasks on the runqueue only
