@@ -141,3 +141,45 @@ fn a_log_asked_for_mid_run_starts_from_the_queues_as_they_stand() {
         check_against_nr_running(&sim, &mut counts, &mut read);
     }
 }
+
+/// The idle-while-runnable time read between events (as the app's frames read it)
+/// grows by at most the CPUs' time since the last read: the stretch since the last
+/// event is counted when it happens, not in a lump at the next event.
+#[test]
+fn the_gap_read_between_events_never_outgrows_the_time() {
+    let mut sim = Simulator::new(&scenario(
+        preset("teaching-small"),
+        vec![schbench(2, 5, 2000, 3000)],
+        60,
+        42,
+    ))
+    .unwrap();
+    let cpus = sim.topology.n_cpus() as u64;
+    let (mut last_time, mut last_gap) = (0u64, (0u64, 0u64));
+    let mut grew = false;
+    // Reads every 7 us, which falls between events most of the time.
+    for step in 1..=8_000u64 {
+        sim.run_until(sched_core::time::SimTime(step * 7_000));
+        let now = sim.now().as_ns();
+        let gap = sim.idle_while_runnable_now();
+        let room = (now - last_time) * cpus;
+        assert!(
+            gap.0 - last_gap.0 <= room,
+            "LLC gap grew {} ns in {} ns of {cpus} CPUs",
+            gap.0 - last_gap.0,
+            now - last_time
+        );
+        assert!(
+            gap.1 - last_gap.1 <= room,
+            "machine gap grew {} ns in {} ns of {cpus} CPUs",
+            gap.1 - last_gap.1,
+            now - last_time
+        );
+        grew |= gap.0 > last_gap.0;
+        (last_time, last_gap) = (now, gap);
+    }
+    assert!(
+        grew,
+        "the scenario should leave CPUs idle while tasks wait at some point"
+    );
+}

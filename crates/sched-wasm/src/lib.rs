@@ -469,6 +469,7 @@ impl SimHandle {
     pub fn counters(&self) -> Vec<f64> {
         let metrics = &self.sim.metrics;
         let lock = &self.sim.rq_lock_stat;
+        let (gap_llc, gap_machine) = self.sim.idle_while_runnable_now();
         vec![
             metrics.context_switches as f64,
             metrics.wakeups as f64,
@@ -476,8 +477,8 @@ impl SimHandle {
             metrics.migrations.llc as f64,
             metrics.migrations.cross_llc as f64,
             metrics.migrations.cross_numa as f64,
-            metrics.idle_while_runnable_llc_ns as f64,
-            metrics.idle_while_runnable_machine_ns as f64,
+            gap_llc as f64,
+            gap_machine as f64,
             lock.contentions as f64,
             lock.acquisitions as f64,
             lock.waittime_total_ns as f64,

@@ -147,6 +147,22 @@ impl Simulator {
 
     /// Adds the work-conservation gap accumulated since the last event: CPU time
     /// idle while tasks waited on another runqueue of the same LLC (and anywhere).
+    /// The idle-while-runnable time so far, `(LLC, machine)`, including the stretch
+    /// since the last event (which `integrate_gap` adds only at the next one), so that
+    /// a view taken between events (a frame) does not see it arrive late, in a lump.
+    pub fn idle_while_runnable_now(&self) -> (u64, u64) {
+        let open = if self.now > self.gap_integrated_to {
+            (self.now - self.gap_integrated_to).as_ns()
+        } else {
+            0
+        };
+        (
+            self.metrics.idle_while_runnable_llc_ns + open * self.gap.llc_matched,
+            self.metrics.idle_while_runnable_machine_ns
+                + open * self.gap.idle_total.min(self.gap.waiting_total),
+        )
+    }
+
     pub(crate) fn integrate_gap(&mut self, until: SimTime) {
         let elapsed = (until - self.gap_integrated_to).as_ns();
         self.gap_integrated_to = until;

@@ -142,9 +142,9 @@ impl Simulator {
             } else {
                 0.0
             },
-            idle_while_runnable_ns: IdleWhileRunnable {
-                llc: self.metrics.idle_while_runnable_llc_ns,
-                machine: self.metrics.idle_while_runnable_machine_ns,
+            idle_while_runnable_ns: {
+                let (llc, machine) = self.idle_while_runnable_now();
+                IdleWhileRunnable { llc, machine }
             },
             context_switches: self.metrics.context_switches,
             wakeups: self.metrics.wakeups,
