@@ -16,12 +16,15 @@ test('the default scenario plays: CPUs change and the latency table fills', asyn
   await expect(page.getByRole('status', { name: 'Simulated time' })).toContainText('t = 0.000000 s / 2.000000 s');
   await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);
   await expect(page.getByTestId('latency-samples')).toHaveText('0');
+  // At time 0 the machine says what to press; once the run moves, the hint goes.
+  await expect(page.getByTestId('start-hint')).toContainText('press Play (space) to watch it');
   const before = await cpuPids(page);
   const seen = new Set([before.join(',')]);
 
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Pause' })).toBeVisible();
+  await expect(page.getByTestId('start-hint')).toHaveCount(0);
   // Sample the machine view while it plays: it must show more than one picture.
   await expect
     .poll(async () => {

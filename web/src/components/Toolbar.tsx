@@ -66,11 +66,11 @@ export function Toolbar({
       </label>
       <div className="buttons">
         {playing ? (
-          <button type="button" onClick={() => controller.pause()} title="Pause (space)">
+          <button type="button" className="primary" onClick={() => controller.pause()} title="Pause (space)">
             Pause
           </button>
         ) : (
-          <button type="button" onClick={() => controller.play()} disabled={!canRun} title="Play (space)">
+          <button type="button" className="primary" onClick={() => controller.play()} disabled={!canRun} title="Play (space)">
             Play
           </button>
         )}

@@ -98,6 +98,11 @@ export function TopologyView({
         {run && <span className="run-tag">{run}</span>}
         {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} CPUs` : 'Machine'}
       </h2>
+      {loaded && !run && frame?.events === 0 && (
+        <p className="start-hint" data-testid="start-hint">
+          At time 0 nothing has run yet: press <strong>Play</strong> (space) to watch it, or <strong>Step</strong> (.) to go one event at a time.
+        </p>
+      )}
       {loaded && (
         <ul className="legend" aria-label="Workloads">
           {loaded.workloads.map((workload, index) => (
