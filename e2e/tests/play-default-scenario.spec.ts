@@ -16,6 +16,7 @@ test('the default scenario plays: CPUs change and the latency table fills', asyn
   await expect(page.getByRole('status', { name: 'Simulated time' })).toContainText('t = 0.000000 s / 2.000000 s');
   await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);
   await expect(page.getByTestId('latency-samples')).toHaveText('0');
+  await expect(page.getByTestId('latency-unmeasured')).toHaveCount(0);
   // At time 0 the machine says what to press; once the run moves, the hint goes.
   await expect(page.getByTestId('start-hint')).toContainText('press Play (space) to watch it');
   const before = await cpuPids(page);

@@ -503,7 +503,8 @@ impl SimHandle {
             .map(|(idx, task)| {
                 let cpus: Vec<u32> = task.affinity.iter().map(|cpu| cpu.0).collect();
                 json!({ "pid": task.pid.0, "comm": task.comm, "group": task.group, "cpus": cpus,
-                        "jitter": self.sim.is_jitter(sched_core::task::TaskId(idx as u32)) })
+                        "jitter": self.sim.is_jitter(sched_core::task::TaskId(idx as u32)),
+                        "records_latency": task.record_latency })
             })
             .collect();
         let workloads: Vec<_> = self

@@ -42,6 +42,8 @@ export interface TaskInfo {
    * attribute, or `uclamp_max` <= 1): short, periodic, not worth a core of its own.
    */
   readonly jitter: boolean;
+  /** Whether its wakeups count in the latency figures (schbench workers, hackbench receivers, ...); absent for a log's tasks. */
+  readonly records_latency?: boolean;
 }
 
 /** How a workload's headline figure is measured (the core's `ThroughputKind`). */
