@@ -448,6 +448,14 @@ impl SimHandle {
         self.nr_running.clone()
     }
 
+    /// The CPUs offline now (hotplug), lowest first; empty on most machines.
+    pub fn frame_offline(&self) -> Vec<u32> {
+        let n_cpus = self.sim.topology.n_cpus() as u32;
+        (0..n_cpus)
+            .filter(|&cpu| !self.sim.online.contains(sched_core::topology::CpuId(cpu)))
+            .collect()
+    }
+
     /// Per CPU: busy nanoseconds so far.
     pub fn frame_busy_ns(&self) -> Vec<f64> {
         self.sim.busy_ns().into_iter().map(|ns| ns as f64).collect()

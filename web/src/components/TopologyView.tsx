@@ -8,6 +8,7 @@ import { useElementWidth } from './useElementWidth';
 import { computeLayout } from '../render/layout';
 import { canvasCellTitle, drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
 import { cellAt, cellsOnCanvas, DARK_CELLS, LIGHT_CELLS } from '../render/cellsCanvas';
+import { OFFLINE_FILL } from '../render/cellState';
 import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
 import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
@@ -74,7 +75,7 @@ export function TopologyView({
       const cells = theme === 'dark' ? DARK_CELLS : LIGHT_CELLS;
       // A large machine paints its moves on the cells' canvas; a small one draws them in the SVG.
       const onCanvas = cellsOnCanvas(layout.cpus.length);
-      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues }, highlight, shards, powerView, cells, onCanvas ? moves : undefined);
+      drawMachine(svgRef.current, layout, colors, { running: frame.running, nrRunning: frame.nrRunning, queues: frame.queues, offline: frame.offline }, highlight, shards, powerView, cells, onCanvas ? moves : undefined);
       if (moves) drawMotions(svgRef.current, layout, onCanvas ? NO_MOTIONS : moves);
     }
   }, [layout, colors, frame, highlight, shards, powerView, svgRef, moves, theme]);
@@ -114,6 +115,11 @@ export function TopologyView({
           <li>
             <span className="swatch idle" /> idle
           </li>
+          {(frame?.offline.length ?? 0) > 0 && (
+            <li data-testid="offline-legend">
+              <span className="swatch" style={{ background: OFFLINE_FILL }} /> offline (hotplug): {frame?.offline.length} CPU{frame?.offline.length === 1 ? '' : 's'}
+            </li>
+          )}
           <li>
             <span className="swatch depth" /> waiting tasks (a step each, then growing by the log: never capped)
           </li>

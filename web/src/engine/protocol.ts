@@ -318,6 +318,8 @@ export interface Frame {
   readonly running: Uint32Array;
   /** Per CPU: runnable tasks including the running one. */
   readonly nrRunning: Uint32Array;
+  /** The CPUs offline now (hotplug), lowest first; empty on most machines. */
+  readonly offline: Uint32Array;
   /**
    * On machines of up to `QUEUE_CPUS` CPUs, each CPU's queued tasks, the next to
    * run first: `[n, pid, ...]` per CPU, at most `QUEUE_MAX` pids each (the bridge's

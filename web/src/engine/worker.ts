@@ -175,6 +175,7 @@ function frameOf(sim: Source): Frame {
     finished: sim.finished(),
     running,
     nrRunning: sim.frame_nr_running(),
+    offline: sim instanceof SimHandle ? sim.frame_offline() : new Uint32Array(0),
     queues: sim.n_cpus() <= QUEUE_CPUS ? sim.frame_queues(QUEUE_MAX) : new Uint32Array(0),
     busyNs: sim.frame_busy_ns(),
     latency: sim.latency(),
@@ -205,6 +206,7 @@ function transferList(frame: Frame): Transferable[] {
   return [
     frame.running.buffer,
     frame.nrRunning.buffer,
+    frame.offline.buffer,
     frame.queues.buffer,
     frame.busyNs.buffer,
     frame.latency.buffer,

@@ -9,7 +9,17 @@ export interface CpuView {
   readonly nrRunning: Uint32Array;
   /** Each CPU's queued tasks, the next to run first (`Frame.queues`); empty on large machines. */
   readonly queues?: Uint32Array;
+  /** The CPUs offline now (`Frame.offline`), lowest first. */
+  readonly offline?: Uint32Array;
 }
+
+/** Whether `cpu` is offline (hotplug): drawn apart from an idle CPU. */
+export function isOffline(view: CpuView, cpu: number): boolean {
+  return view.offline !== undefined && view.offline.length > 0 && view.offline.includes(cpu);
+}
+
+/** An offline CPU's fill: darker than any idle state, the same in both themes' cells. */
+export const OFFLINE_FILL = '#3e4c59';
 
 /** The selected task's CPUs: those it may use, and the one its decision chose. */
 export interface CpuHighlight {

@@ -17,7 +17,7 @@ import type { CpuCell, MachineLayout } from './layout';
 import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 import { DEEP_FILL, DEEP_HATCH, idleCellBase, SHALLOW_FILL } from './power';
 import type { CoreIdle } from '../store/power';
-import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { cpuMark, depthWidth, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { paintMotions } from './motion';
 import type { MotionView } from '../store/motion';
 
@@ -100,7 +100,10 @@ export function drawCells(ctx: CanvasRenderingContext2D, frame: CellsFrame): Cel
     const mark = cpuMark(cell.cpu, highlight);
     ctx.globalAlpha = mark === 'not-allowed' ? 0.35 : 1;
     let base: string;
-    if (pid !== 0) {
+    if (isOffline(view, cell.cpu)) {
+      base = OFFLINE_FILL;
+      ctx.fillStyle = base;
+    } else if (pid !== 0) {
       running += 1;
       base = colors.fill(pid);
       ctx.fillStyle = base;

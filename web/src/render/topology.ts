@@ -20,7 +20,7 @@ import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
 import type { MotionView } from '../store/motion';
 import { hidpiContext } from './hidpi';
-import { cpuMark, depthWidth, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { cpuMark, depthWidth, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { cellAt, cellsOnCanvas, drawCells, LIGHT_CELLS, type CellPalette, type CellsFrame } from './cellsCanvas';
 
 /** A shard as a lane shows it: its CPUs and its queue, head (oldest) first. */
@@ -134,11 +134,13 @@ export function drawMachine(
   const coreIdle = (cell: CpuCell) => power?.frame.cores[cell.core];
   /** What a cell is filled with: its task's colour, else its core's idle state (grey for a thread idle on an active core). */
   const cellFill = (cell: CpuCell) => {
+    if (isOffline(view, cell.cpu)) return OFFLINE_FILL;
     const pid = view.running[cell.cpu] ?? 0;
     return pid !== 0 ? colors.fill(pid) : idleCellFill(coreIdle(cell), colors.fill(0));
   };
   /** The plain colour under the fill, for its text. */
   const cellBase = (cell: CpuCell) => {
+    if (isOffline(view, cell.cpu)) return OFFLINE_FILL;
     const pid = view.running[cell.cpu] ?? 0;
     return pid !== 0 ? colors.fill(pid) : idleCellBase(coreIdle(cell), colors.fill(0));
   };
@@ -196,7 +198,7 @@ export function drawMachine(
     // hundreds of CPUs, setting every attribute of every cell each frame is most of
     // the page's work.
     .filter(function (cell) {
-      const signature = `${layoutId(layout)}|${view.running[cell.cpu] ?? 0}|${view.nrRunning[cell.cpu] ?? 0}|${cpuMark(cell.cpu, highlight)}|${highlight?.chosen === cell.cpu}|${coreIdle(cell) ?? ''}|${power ? 'p' : ''}`;
+      const signature = `${layoutId(layout)}|${view.running[cell.cpu] ?? 0}|${view.nrRunning[cell.cpu] ?? 0}|${isOffline(view, cell.cpu) ? 'off' : ''}|${cpuMark(cell.cpu, highlight)}|${highlight?.chosen === cell.cpu}|${coreIdle(cell) ?? ''}|${power ? 'p' : ''}`;
       if (drawnSignature.get(this) === signature) return false;
       drawnSignature.set(this, signature);
       return true;
@@ -204,6 +206,7 @@ export function drawMachine(
     .attr('data-cpu', (cell) => cell.cpu)
     .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
     .attr('data-nr-running', (cell) => view.nrRunning[cell.cpu] ?? 0)
+    .attr('data-offline', (cell) => (isOffline(view, cell.cpu) ? 'true' : null))
     .attr('data-mark', (cell) => cpuMark(cell.cpu, highlight))
     .attr('data-jitter', (cell) => (runsJitter(cell) ? 'true' : null))
     .attr('data-idle', (cell) => coreIdle(cell) ?? null)
@@ -260,6 +263,7 @@ export function drawMachine(
         .style('font-size', `${pidFont}px`)
         .text((c) => {
           const pid = view.running[c.cpu] ?? 0;
+          if (showText && isOffline(view, c.cpu)) return 'offline';
           return showText && pid !== 0 ? String(pid) : '';
         });
       group.select('title').text((c) => cellTitle(c, view, highlight, runsJitter(c), coreNote(c)));
@@ -448,6 +452,7 @@ export function cellTitle(cell: CpuCell, view: CpuView, highlight: CpuHighlight 
   const waiting = waitingOn(view, cell.cpu);
   const mark = cpuMark(cell.cpu, highlight);
   const note = highlight?.chosen === cell.cpu ? ' (chosen)' : mark === 'allowed' ? ' (allowed)' : mark === 'not-allowed' ? ' (not allowed)' : '';
+  if (isOffline(view, cell.cpu)) return `CPU ${cell.cpu}: offline (hotplug)${note}`;
   return `CPU ${cell.cpu}: ${pid === 0 ? 'idle' : `running pid ${pid}${jitter ? ' (a jitter task, TurboSched)' : ''}`}, ${waiting} waiting${note}${coreNote}`;
 }
 

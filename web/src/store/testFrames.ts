@@ -7,6 +7,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     finished: false,
     running: new Uint32Array(2),
     nrRunning: new Uint32Array(2),
+    offline: new Uint32Array(0),
     queues: new Uint32Array(0),
     busyNs: new Float64Array(2),
     latency: new Float64Array(10),
