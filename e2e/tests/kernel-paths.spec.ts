@@ -15,6 +15,7 @@ test('the Policy panel picks the kernel version and sets one of its paths, and t
   const sisUtil = group.getByRole('checkbox', { name: 'SIS_UTIL' });
   await expect(sisUtil).toBeChecked();
   await expect(sisUtil).toHaveAccessibleDescription(/bound the idle-CPU scan by the LLC's utilisation/);
+  await expect(group.getByTestId('policy-unused')).toHaveCount(0);
   await expect(group.getByRole('textbox', { name: 'busy_factor' })).toHaveValue('16');
 
   // One path off: the run re-runs with it, and the panel says how to do the same from the CLI.
@@ -32,6 +33,11 @@ test('the Policy panel picks the kernel version and sets one of its paths, and t
   await expect(policy.getByTestId('policy-kernel')).toContainText('kernel 4.6 (chosen here)');
   await expect(group.getByRole('textbox', { name: 'busy_factor' })).toHaveValue('32');
   await expect(group.getByRole('combobox', { name: 'select_idle_sibling' })).toHaveValue('4.6');
+  // 4.6's select_idle_sibling has no idle-CPU scan to bound: the scan's switches say they do nothing.
+  await expect(group.locator('li[data-path="features.SIS_UTIL"]').getByTestId('policy-unused')).toHaveText(
+    'Not taken while select_idle_sibling is 4.6: it matters only with select_idle_sibling 4.9 or 5.12.',
+  );
+  await expect(group.locator('li[data-path="features.busy_factor"]').getByTestId('policy-unused')).toHaveCount(0);
   await expect(policy.locator('fieldset[data-group="seed-000"]')).toContainText('Written against 6.5; this scenario runs 4.6.');
   await expect(changed.getByRole('listitem')).toHaveText(['kernel "4.6" (file: "6.5")']);
   await expect(policy.getByTestId('policy-diff')).toContainText('--set kernel=4.6');

@@ -433,6 +433,23 @@ impl FeaturesSpec {
     }
 }
 
+/// Paths that are taken only when another path has one of some values: `(path,
+/// the path it hangs on, the values under which it is taken)`, values as a scenario
+/// writes them. The bounds of the idle-CPU scan need a `select_idle_sibling` with
+/// `select_idle_cpu()` (4.6's walk has none), `wake_affine()`'s `WA_*` its 4.14
+/// form, `recent_used_cpu` a `select_idle_sibling` after 4.6's, and the queueing of
+/// wakeups to idle CPUs `TTWU_QUEUE` itself.
+pub const PATH_NEEDS: &[(&str, &str, &[&str])] = &[
+    ("SIS_AVG_CPU", "select_idle_sibling", &["4.9", "5.12"]),
+    ("SIS_PROP", "select_idle_sibling", &["4.9", "5.12"]),
+    ("SIS_UTIL", "select_idle_sibling", &["4.9", "5.12"]),
+    ("WA_IDLE", "wake_affine", &["4.14"]),
+    ("WA_WEIGHT", "wake_affine", &["4.14"]),
+    ("WA_BIAS", "wake_affine", &["4.14"]),
+    ("recent_used_cpu", "select_idle_sibling", &["4.9", "5.12"]),
+    ("ttwu_queue_idle", "TTWU_QUEUE", &["true"]),
+];
+
 /// Every released `major.minor` from the oldest modelled to the newest: 4.6-4.20,
 /// 5.0-5.19, 6.0-6.5 (the last minor of each major series as released).
 pub fn released_versions() -> Vec<KernelVersion> {

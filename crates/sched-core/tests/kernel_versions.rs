@@ -95,3 +95,52 @@ fn pinned_stream_piles_up_under_5_18_and_is_spread_from_the_start_under_6_0() {
         );
     }
 }
+
+/// `kernel::PATH_NEEDS` (which the app uses to say a switch does nothing) holds:
+/// while the path it hangs on takes none of the listed values, flipping the switch
+/// leaves the run exactly as it was (same trace hash), on a machine with SMT and two
+/// LLCs where every path is exercised.
+#[test]
+fn a_path_hanging_on_another_changes_nothing_while_that_one_is_elsewhere() {
+    let base = scenario(
+        preset("teaching-small"),
+        vec![schbench(2, 5, 2000, 3000), common::hackbench(1, 40, 4)],
+        200,
+        3,
+    );
+    let hash_with = |settings: &[(&str, serde_json::Value)]| {
+        let mut value = serde_json::to_value(&base).unwrap();
+        for (path, setting) in settings {
+            value["features"][*path] = setting.clone();
+        }
+        let scenario: sched_core::Scenario = serde_json::from_value(value).unwrap();
+        run(&scenario).trace_hash
+    };
+    // Not a run where nothing matters: where the paths are taken, they change it.
+    for path in ["SIS_UTIL", "WA_IDLE", "ttwu_queue_idle"] {
+        assert_ne!(
+            hash_with(&[(path, true.into())]),
+            hash_with(&[(path, false.into())]),
+            "{path} should change this run on 6.5"
+        );
+    }
+    for &(path, on, values) in sched_core::kernel::PATH_NEEDS {
+        // A value of the path it hangs on outside the list.
+        let other = match on {
+            "select_idle_sibling" => serde_json::json!("4.6"),
+            "wake_affine" => serde_json::json!("4.6"),
+            "TTWU_QUEUE" => serde_json::json!(false),
+            _ => panic!("no value outside {values:?} known for {on}"),
+        };
+        assert!(
+            !values.contains(&other.to_string().trim_matches('"')),
+            "{on}"
+        );
+        let on_hash = hash_with(&[(on, other.clone()), (path, true.into())]);
+        let off_hash = hash_with(&[(on, other), (path, false.into())]);
+        assert_eq!(
+            on_hash, off_hash,
+            "{path} changed the run while {on} is outside {values:?}"
+        );
+    }
+}

@@ -50,6 +50,10 @@ pub fn kernels_value() -> Value {
         "default": sched_core::kernel::DEFAULT_KERNEL,
         "versions": versions.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "features": features,
+        "needs": sched_core::kernel::PATH_NEEDS
+            .iter()
+            .map(|(path, on, values)| (path.to_string(), serde_json::json!({ "path": on, "values": values })))
+            .collect::<serde_json::Map<String, Value>>(),
     })
 }
 

@@ -87,6 +87,25 @@ fn the_kernel_table_names_the_settable_features() {
             "`features.{name}` has no resolved value in the table"
         );
     }
+    // Each dependency names two settable paths, and values the path it hangs on takes.
+    for (name, need) in table["needs"].as_object().unwrap() {
+        let on = need["path"].as_str().unwrap();
+        assert!(
+            settable.contains_key(name) && settable.contains_key(on),
+            "{name} needs {on}"
+        );
+        for value in need["values"].as_array().unwrap() {
+            let value = value.as_str().unwrap();
+            assert!(
+                features.values().any(|resolved| {
+                    let at = &resolved[on];
+                    at.as_str() == Some(value)
+                        || at.as_bool().map(|b| b.to_string()).as_deref() == Some(value)
+                }),
+                "no version has {on} = {value}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -24,6 +24,7 @@ import {
   type SettingValue,
 } from '../store/policy';
 import { unreachable } from '../base/types';
+import { unusedBecause } from '../store/kernels';
 
 /** The select's value for a setting that is an object, not one of the names. */
 const EXPLICIT = '(explicit)';
@@ -104,11 +105,18 @@ export function PolicyPanel({
         return { file: previous.file, values };
       });
     });
+  // A `features` path that hangs on another one set elsewhere says it does nothing.
+  const featureValue = (name: string) => {
+    const control = groups.find((group) => group.id === 'kernel')?.controls.find((candidate) => candidate.path === `features.${name}`);
+    const value = control ? currentSetting(control, file, overrides) : undefined;
+    return typeof value === 'object' ? undefined : value;
+  };
   const rows = (controls: readonly PolicyControl[]) => (
     <ul className="policy-controls">
       {controls.map((control) => (
         <ControlRow
           key={control.path}
+          note={control.path.startsWith('features.') ? unusedBecause(control.label, featureValue) : undefined}
           control={control}
           value={currentSetting(control, file, overrides)}
           changed={Object.hasOwn(overrides, control.path) && !sameSetting(overrides[control.path], fileSetting(control, file))}
@@ -248,6 +256,8 @@ function KernelPaths({ kernel, paths, set, children }: { kernel: string; paths: 
 
 interface ControlRowProps {
   readonly control: PolicyControl;
+  /** Said under the description: why the setting does nothing as things are. */
+  readonly note?: string | undefined;
   readonly value: SettingValue | undefined;
   readonly changed: boolean;
   /** What the user typed into a number field and has not had applied. */
@@ -256,7 +266,7 @@ interface ControlRowProps {
   onSet(value: SettingValue): void;
 }
 
-function ControlRow({ control, value, changed, typed, onType, onSet }: ControlRowProps) {
+function ControlRow({ control, note, value, changed, typed, onType, onSet }: ControlRowProps) {
   const id = useId();
   const descriptionId = `${id}-description`;
   const errorId = `${id}-error`;
@@ -380,6 +390,11 @@ function ControlRow({ control, value, changed, typed, onType, onSet }: ControlRo
           </>
         )}
       </p>
+      {note && (
+        <p className="policy-note policy-unused" data-testid="policy-unused">
+          {withCode(note)}
+        </p>
+      )}
       {problem && (
         <p className="policy-error" id={errorId} aria-live="polite">
           {formatProblem(problem)}. Not applied: the run keeps {formatSetting(value)}.

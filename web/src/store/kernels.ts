@@ -28,3 +28,19 @@ export function kernelFeatures(version: string): Readonly<Record<string, Feature
   const key = kernelKey(version);
   return key === undefined ? undefined : FEATURES[key];
 }
+
+const NEEDS = (table as { needs?: Readonly<Record<string, { readonly path: string; readonly values: readonly string[] }>> }).needs ?? {};
+
+/**
+ * Why the `features` path `name` is not taken with the other paths as they are
+ * (`kernel::PATH_NEEDS`: the scan bounds need a `select_idle_sibling` with an
+ * idle-CPU scan, `WA_*` the 4.14 `wake_affine`, ...), or undefined when it is.
+ * `valueOf` gives a path's current setting by its name (`select_idle_sibling`).
+ */
+export function unusedBecause(name: string, valueOf: (name: string) => FeatureValue | undefined): string | undefined {
+  const need = NEEDS[name];
+  if (!need) return undefined;
+  const current = valueOf(need.path);
+  if (current === undefined || need.values.includes(String(current))) return undefined;
+  return `Not taken while ${need.path} is ${String(current)}: it matters only with ${need.path} ${need.values.join(' or ')}.`;
+}
