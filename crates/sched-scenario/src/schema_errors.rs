@@ -26,6 +26,45 @@ pub fn validate(schema: &Value, instance: &Value) -> Vec<ScenarioError> {
     out
 }
 
+/// Every field name the scenario schema knows, anywhere.
+fn field_names() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        fn visit(node: &Value, names: &mut std::collections::BTreeSet<String>) {
+            match node {
+                Value::Object(map) => {
+                    for (key, child) in map {
+                        if let (true, Value::Object(properties)) = (key == "properties", child) {
+                            names.extend(properties.keys().cloned());
+                        }
+                        visit(child, names);
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|item| visit(item, names)),
+                _ => {}
+            }
+        }
+        let mut names = std::collections::BTreeSet::new();
+        visit(&crate::schema_value(), &mut names);
+        names.into_iter().collect()
+    })
+}
+
+/// The schema's field name a mistyped one most likely meant: within two edits
+/// (insertions, deletions, replacements, neighbours swapped; one for names of four
+/// letters or fewer), else none. The web app's check says the same.
+pub fn closest_field(field: &str) -> Option<&'static str> {
+    let limit = if field.chars().count() <= 4 { 1 } else { 2 };
+    let lower = field.to_lowercase();
+    field_names()
+        .iter()
+        .filter(|name| name.as_str() != field)
+        .map(|name| (strsim::osa_distance(&lower, &name.to_lowercase()), name))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name.as_str())
+}
+
 /// `/workloads/0/kind` → `workloads.0.kind`.
 pub fn dotted(pointer: &str) -> String {
     pointer
@@ -100,7 +139,10 @@ fn describe(err: &ValidationError<'_>, out: &mut Vec<ScenarioError>) {
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             for name in unexpected {
-                push(join(&path, name), "is not a known field".to_string());
+                let guess = closest_field(name)
+                    .map(|guess| format!(" (did you mean \"{guess}\"?)"))
+                    .unwrap_or_default();
+                push(join(&path, name), format!("is not a known field{guess}"));
             }
         }
         ValidationErrorKind::Type { kind } => {

@@ -347,3 +347,12 @@ fn the_llc_bound_the_code_uses_is_the_schemas() {
         "cores_per_llc's maximum in the schema"
     );
 }
+
+#[test]
+fn a_mistyped_field_is_named_with_the_one_it_most_likely_meant() {
+    let text = GOOD.replace("\"duration_ms\"", "\"kernal\": \"6.5\", \"duration_ms\"");
+    assert!(messages(&text)
+        .contains(&"kernal: is not a known field (did you mean \"kernel\"?)".to_string()));
+    let far = GOOD.replace("\"duration_ms\"", "\"zzzzzz\": 1, \"duration_ms\"");
+    assert!(messages(&far).contains(&"zzzzzz: is not a known field".to_string()));
+}

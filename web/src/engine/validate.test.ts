@@ -66,3 +66,23 @@ describe('scenario schema validation in the browser', () => {
     }
   });
 });
+
+describe('a syntax error', () => {
+  it('says the line and column, not the character position, and points at a missing comma', () => {
+    const text = '{\n  "title": "t",\n  "seed": 42\n  "duration_ms": 10\n}';
+    const parsed = parseScenarioText(text);
+    expect('problems' in parsed).toBe(true);
+    if (!('problems' in parsed)) return;
+    const message = parsed.problems[0]?.message ?? '';
+    expect(message).toMatch(/^not valid JSON: Expected ',' or '}' after property value, at line 4, column 3 \(a comma missing at the end of the line before\?\)$/);
+    expect(message).not.toContain('position');
+  });
+});
+
+describe('an unknown field', () => {
+  it('is named with the field it most likely meant', () => {
+    const problems = schemaProblems({ title: 't', duration_ms: 10, kernal: '6.5', topology: { preset: 'teaching-small', socktes: 1 }, workloads: [] });
+    expect(problems.map(formatProblem)).toEqual(expect.arrayContaining(['kernal: is not a known field (did you mean "kernel"?)', 'topology.socktes: is not a known field (did you mean "sockets"?)']));
+    expect(schemaProblems({ title: 't', duration_ms: 10, zzzzzz: 1, topology: { preset: 'teaching-small' }, workloads: [] }).map(formatProblem)).toContain('zzzzzz: is not a known field');
+  });
+});

@@ -123,8 +123,11 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
       return [{ path, message: `must have at least ${String(params.limit)} entries` }];
     case 'required':
       return [{ path: join(path, String(params.missingProperty)), message: 'is required' }];
-    case 'additionalProperties':
-      return [{ path: join(path, String(params.additionalProperty)), message: 'is not a known field' }];
+    case 'additionalProperties': {
+      const field = String(params.additionalProperty);
+      const guess = closestField(field);
+      return [{ path: join(path, field), message: `is not a known field${guess ? ` (did you mean "${guess}"?)` : ''}` }];
+    }
     case 'type': {
       const expected = Array.isArray(params.type) ? params.type.join(' or ') : String(params.type);
       return [{ path, message: `must be ${article(expected)}, got ${typeName(value)}` }];
@@ -148,25 +151,77 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
   }
 }
 
+/** Every field name the schema knows, anywhere in a scenario. */
+const FIELD_NAMES: readonly string[] = (() => {
+  const names = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'properties' && child !== null && typeof child === 'object') Object.keys(child).forEach((name) => names.add(name));
+        visit(child);
+      }
+    }
+  };
+  visit(schema);
+  // Alphabetical, so that of two as close, the first is taken, as the CLI takes it.
+  return [...names].sort();
+})();
+
+/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (rows[i]?.[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      const row = rows[i];
+      if (row) row[j] = best;
+    }
+  }
+  return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
+}
+
+/** The schema's field name a mistyped one most likely meant: within two edits (one for short names), else none. */
+export function closestField(field: string): string | undefined {
+  const limit = field.length <= 4 ? 1 : 2;
+  let best: { name: string; distance: number } | undefined;
+  for (const name of FIELD_NAMES) {
+    if (name === field) continue;
+    const distance = editDistance(field.toLowerCase(), name.toLowerCase());
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
 /** Parses scenario text; on failure, says where. */
 export function parseScenarioText(text: string): { value: unknown } | { problems: ScenarioProblem[] } {
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { problems: [{ path: '', message: `not valid JSON: ${message}${lineHint(text, message)}` }] };
+    return { problems: [{ path: '', message: `not valid JSON: ${syntaxMessage(text, message)}` }] };
   }
 }
 
-/** Adds a line and column when the engine's message only gives a character position. */
-function lineHint(text: string, message: string): string {
+/**
+ * The JSON engine's message with its character position turned into a line and
+ * column (`Expected ',' or '}' after property value, at line 6, column 3`), and,
+ * when a line starts where a comma was expected, a word about the line before,
+ * where the comma is missing.
+ */
+function syntaxMessage(text: string, message: string): string {
   const match = /position (\d+)/.exec(message);
-  if (!match || /line \d+/.test(message)) return '';
-  const position = Number(match[1]);
+  if (!match) return message;
+  const position = Math.min(Number(match[1]), text.length);
+  const bare = message.replace(/\s*(in JSON )?at position \d+(\s*\(line \d+ column \d+\))?/, '');
   const before = text.slice(0, position);
+  const lineStart = before.lastIndexOf('\n') + 1;
   const line = before.split('\n').length;
-  const column = position - before.lastIndexOf('\n');
-  return ` (line ${line}, column ${column})`;
+  const column = position - lineStart + 1;
+  const missingComma = /^Expected ','/.test(bare) && line > 1 && text.slice(lineStart, position).trim() === '';
+  return `${bare}, at line ${line}, column ${column}${missingComma ? ' (a comma missing at the end of the line before?)' : ''}`;
 }
 
 /** Schema problems of a parsed scenario, deduplicated, in document order. */
