@@ -290,23 +290,55 @@ impl Program {
 }
 
 impl Program {
-    /// The id of `dist` in this program's table, added if new.
+    /// `dist` appended to this program's table (the build shares equal ones).
     fn dist(&mut self, dist: Dist) -> DistId {
-        intern_dist(&mut self.dists, dist)
+        self.dists.push(dist);
+        DistId(self.dists.len() as u32 - 1)
     }
 }
 
-/// The index of `dist` in `table`, appended if absent. Equal parameters draw the
-/// same durations from the same random numbers, so sharing an entry changes nothing.
-pub(crate) fn intern_dist(table: &mut Vec<Dist>, dist: Dist) -> DistId {
-    let index = table
-        .iter()
-        .position(|known| *known == dist)
-        .unwrap_or_else(|| {
-            table.push(dist);
-            table.len() - 1
-        });
-    DistId(index as u32)
+impl Dist {
+    /// The variant and its parameters bit for bit: equal keys draw the same
+    /// durations from the same random numbers.
+    fn key(&self) -> (u8, [u64; 4]) {
+        match *self {
+            Dist::Fixed { us } => (0, [us.to_bits(), 0, 0, 0]),
+            Dist::Uniform { min_us, max_us } => (1, [min_us.to_bits(), max_us.to_bits(), 0, 0]),
+            Dist::Exponential { mean_us } => (2, [mean_us.to_bits(), 0, 0, 0]),
+            Dist::Normal {
+                mean_us,
+                stddev_us,
+                min_us,
+                max_us,
+            } => (
+                3,
+                [
+                    mean_us.to_bits(),
+                    stddev_us.to_bits(),
+                    min_us.to_bits(),
+                    max_us.to_bits(),
+                ],
+            ),
+        }
+    }
+}
+
+/// The simulator's one table of distributions, each distinct one once (a replayed
+/// log's programs have one per observed run, nearly all distinct: a hash, not a
+/// search). Ids are handed out in first-seen order, so a run is the same each time.
+#[derive(Debug, Default)]
+pub(crate) struct DistTable {
+    pub dists: Vec<Dist>,
+    ids: std::collections::HashMap<(u8, [u64; 4]), DistId>,
+}
+
+impl DistTable {
+    pub(crate) fn intern(&mut self, dist: Dist) -> DistId {
+        *self.ids.entry(dist.key()).or_insert_with(|| {
+            self.dists.push(dist);
+            DistId(self.dists.len() as u32 - 1)
+        })
+    }
 }
 
 fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {

@@ -493,6 +493,26 @@ mod tests {
     }
 
     #[test]
+    fn a_minor_never_released_takes_the_paths_of_the_released_one_below_it() {
+        // The app resolves `5.25` (which `parse` accepts) to 5.19 this way.
+        let released = released_versions();
+        for major in 4..=6u16 {
+            for minor in 0..100u16 {
+                let version = KernelVersion::new(major, minor);
+                if !(OLDEST..=NEWEST).contains(&version) {
+                    continue;
+                }
+                let floor = released
+                    .iter()
+                    .rev()
+                    .find(|known| **known <= version)
+                    .unwrap();
+                assert_eq!(Features::of(version), Features::of(*floor), "{version}");
+            }
+        }
+    }
+
+    #[test]
     fn versions_parse_and_out_of_range_ones_are_explained() {
         assert_eq!(
             KernelVersion::parse("5.18").unwrap(),

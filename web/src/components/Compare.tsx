@@ -65,10 +65,13 @@ export function ComparisonPanel({ store, session, storeB }: { store: AppStore; s
   const logA = useAppState(store, (s) => s.loaded?.log?.name);
   const [copied, setCopied] = useState(false);
   const file = useMemo(() => parseScenarioValue(fileText), [fileText]);
-  // A path's default is the file's kernel's: a run that chose another kernel shows that as its diff.
+  // Each side's paths default to its own kernel's (the file's, or the one chosen for it).
   const fileKernel = scenarioKernel(scenarioSchema, file).version;
-  const groups = useMemo(() => policyGroups(scenarioSchema, fileKernel), [fileKernel]);
-  const diffs = settingDiffs(groups, file, overridesA, overridesB);
+  const kernelA = typeof overridesA.kernel === 'string' ? overridesA.kernel : fileKernel;
+  const kernelB = typeof overridesB.kernel === 'string' ? overridesB.kernel : fileKernel;
+  const groupsA = useMemo(() => policyGroups(scenarioSchema, kernelA), [kernelA]);
+  const groupsB = useMemo(() => policyGroups(scenarioSchema, kernelB), [kernelB]);
+  const diffs = settingDiffs(groupsA, groupsB, file, overridesA, overridesB);
   const rows = useMemo(() => compareRows(summaries?.a, summaries?.b), [summaries]);
   const time = formatTraceTime(simTimeNs(summaries?.atNs ?? 0));
   const markdown = () => compareMarkdown({ scenario: scenarioId, seed: seedOf(fileText), timeS: time, diffs }, rows);

@@ -81,6 +81,9 @@ function caretBox(textarea: HTMLTextAreaElement, offset: number): { top: number;
   return box;
 }
 
+/** Texts longer than this are checked by the core only on Apply. */
+const CORE_CHECK_MAX_CHARS = 1_000_000;
+
 /** The text's problems as listed under it, each with the problem itself for finding its place. */
 function checkText(text: string): { readonly problem: ScenarioProblem; readonly label: string }[] {
   return scenarioTextProblems(text).map((problem) => ({ problem, label: describeAt(text, problem, formatProblem(problem)) }));
@@ -119,13 +122,20 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   /** The text of the last Apply, so that its refusal is not shown as the text's once that changes. */
   const [attempted, setAttempted] = useState<string | undefined>(undefined);
   const [coreCheck, setCoreCheck] = useState<{ readonly text: string; readonly problems: readonly ScenarioProblem[] } | undefined>(undefined);
-  const askCore = schemaCheck.length === 0 && !applied && checkedText.trim() !== '';
+  // A very long text (a re-simulated log's workload) is left to Apply: each pause in typing would copy it whole.
+  const askCore = schemaCheck.length === 0 && !applied && checkedText.trim() !== '' && checkedText.length <= CORE_CHECK_MAX_CHARS;
   useEffect(() => {
     if (!askCore) return undefined;
     let current = true;
-    void controller.checkScenario(checkedText).then((problems) => {
-      if (current) setCoreCheck({ text: checkedText, problems });
-    });
+    controller.checkScenario(checkedText).then(
+      (problems) => {
+        if (current) setCoreCheck({ text: checkedText, problems });
+      },
+      // The engine could not check it (restarting): Apply will, so the schema's word stands.
+      () => {
+        if (current) setCoreCheck({ text: checkedText, problems: [] });
+      },
+    );
     return () => {
       current = false;
     };

@@ -495,9 +495,10 @@ const engine = {
   },
 
   /**
-   * Every problem the core finds in scenario text, as Apply would report it (the
-   * schema, then what a schema cannot say: a kernel version out of range, CPU lists,
-   * programs); empty when the scenario would load.
+   * The problems the core finds in scenario text beyond its schema, as Apply
+   * would report them (a kernel version out of range, CPU lists, programs: the
+   * wasm build leaves the schema to the page's own validator); empty when the
+   * scenario would load.
    */
   async checkScenario(text: string): Promise<ScenarioProblem[]> {
     await ensureWasm();

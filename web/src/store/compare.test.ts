@@ -60,12 +60,25 @@ describe('what B changes', () => {
   const file: JsonValue = { policy: { shared_runq: { mode: 'off' } } };
 
   it('lists each setting whose value differs, with the file value where a run leaves it alone', () => {
-    const diffs = settingDiffs(GROUPS, file, { 'policy.wake_affine.enabled': false }, { 'policy.shared_runq.mode': 'all' });
+    const diffs = settingDiffs(GROUPS, GROUPS, file, { 'policy.wake_affine.enabled': false }, { 'policy.shared_runq.mode': 'all' });
     expect(diffs).toEqual([
       { path: 'policy.wake_affine.enabled', a: false, b: true },
       { path: 'policy.shared_runq.mode', a: 'off', b: 'all' },
     ]);
-    expect(settingDiffs(GROUPS, file, { 'policy.shared_runq.mode': 'all' }, { 'policy.shared_runq.mode': 'all' })).toEqual([]);
+    expect(settingDiffs(GROUPS, GROUPS, file, { 'policy.shared_runq.mode': 'all' }, { 'policy.shared_runq.mode': 'all' })).toEqual([]);
+  });
+
+  it("gives each side its own kernel's paths, and keeps a path a side sets when the kernels differ", () => {
+    const older = policyGroups(scenarioSchema, '5.10');
+    // B runs 5.10 with SIS_UTIL on: the value is A's too (6.5's default), but without it B would run it off.
+    const diffs = settingDiffs(GROUPS, older, file, {}, { kernel: '5.10', 'features.SIS_UTIL': true });
+    expect(diffs).toEqual([
+      { path: 'kernel', a: '6.5', b: '5.10' },
+      { path: 'features.SIS_UTIL', a: true, b: true },
+    ]);
+    // Same kernel, a path set to its default on one side: no difference.
+    expect(settingDiffs(GROUPS, GROUPS, file, { 'features.SIS_UTIL': true }, {})).toEqual([]);
+    expect(settingDiffs(GROUPS, GROUPS, file, { 'features.SIS_UTIL': false }, {})).toEqual([{ path: 'features.SIS_UTIL', a: false, b: true }]);
   });
 
   it('writes the table as Markdown with the settings and the runs named', () => {

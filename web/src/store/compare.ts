@@ -4,7 +4,7 @@
  * change from A's, and the table as Markdown for a mailing-list post. Pure: no
  * React, no engine.
  */
-import { changedSettings, formatSetting, sameSetting, valueAtPath, type JsonValue, type PolicyGroup, type PolicyOverrides, type SettingValue } from './policy';
+import { allControls, changedSettings, currentSetting, formatSetting, sameSetting, valueAtPath, type JsonValue, type PolicyControl, type PolicyGroup, type PolicyOverrides, type SettingValue } from './policy';
 
 /** Which way is better for a figure; undefined when neither is. */
 export type Better = 'lower' | 'higher' | undefined;
@@ -164,18 +164,36 @@ export interface SettingDiff {
   readonly b: SettingValue | undefined;
 }
 
-/** The settings B changes from A: each path either overrides, with the file's value where one leaves it alone. */
-export function settingDiffs(groups: readonly PolicyGroup[], file: JsonValue | undefined, a: PolicyOverrides, b: PolicyOverrides): readonly SettingDiff[] {
-  const valueOf = (overrides: PolicyOverrides) => new Map(changedSettings(groups, file, overrides).map((entry) => [entry.path, entry] as const));
-  const inA = valueOf(a);
-  const inB = valueOf(b);
-  const paths = [...new Set([...inA.keys(), ...inB.keys()])];
+/**
+ * The settings B changes from A, each side's values as it runs them: `groupsA` and
+ * `groupsB` are the Policy controls for each side's kernel (a `features.*` default
+ * is the kernel's), so each path's value is the side's override, else the file's
+ * under that side's kernel. When the kernels differ, a `features.*` path either
+ * side sets is listed even where the two values agree, since it is what keeps that
+ * side's path as it is under the other kernel.
+ */
+export function settingDiffs(
+  groupsA: readonly PolicyGroup[],
+  groupsB: readonly PolicyGroup[],
+  file: JsonValue | undefined,
+  a: PolicyOverrides,
+  b: PolicyOverrides,
+): readonly SettingDiff[] {
+  const controlsA = new Map(allControls(groupsA).map((control) => [control.path, control] as const));
+  const controlsB = new Map(allControls(groupsB).map((control) => [control.path, control] as const));
+  const value = (controls: ReadonlyMap<string, PolicyControl>, overrides: PolicyOverrides, path: string) => {
+    const control = controls.get(path);
+    return control ? currentSetting(control, file, overrides) : overrides[path];
+  };
+  const kernelsDiffer = !sameSetting(value(controlsA, a, 'kernel'), value(controlsB, b, 'kernel'));
+  const explicit = new Set(kernelsDiffer ? [...Object.keys(a), ...Object.keys(b)].filter((path) => path.startsWith('features.')) : []);
+  const changed = new Set([...changedSettings(groupsA, file, a), ...changedSettings(groupsB, file, b)].map((entry) => entry.path));
+  // In the panel's order.
+  const paths = [...controlsA.keys()].filter((path) => changed.has(path) || explicit.has(path));
   return paths.flatMap((path) => {
-    const entryA = inA.get(path);
-    const entryB = inB.get(path);
-    const valueA = entryA ? entryA.value : entryB?.file;
-    const valueB = entryB ? entryB.value : entryA?.file;
-    return sameSetting(valueA, valueB) ? [] : [{ path, a: valueA, b: valueB }];
+    const valueA = value(controlsA, a, path);
+    const valueB = value(controlsB, b, path);
+    return sameSetting(valueA, valueB) && !explicit.has(path) ? [] : [{ path, a: valueA, b: valueB }];
   });
 }
 

@@ -10,6 +10,9 @@ describe('the kernel table', () => {
     expect(kernelKey('six')).toBeUndefined();
     expect(kernelFeatures('5.18.3')).toEqual(kernelFeatures('5.18'));
     expect(kernelFeatures('7.2')).toBeUndefined();
+    expect(kernelFeatures('4.5')).toBeUndefined();
+    expect(kernelFeatures('5.25')).toEqual(kernelFeatures('5.19'));
+    expect(kernelFeatures('4.99')).toEqual(kernelFeatures('4.20'));
     expect(kernelFeatures('6.5')?.SIS_UTIL).toBe(true);
     expect(kernelFeatures('4.6')?.select_idle_sibling).toBe('4.6');
   });

@@ -23,10 +23,27 @@ export function kernelKey(version: string): string | undefined {
   return match ? `${Number(match[1])}.${Number(match[2])}` : undefined;
 }
 
-/** The variant of each path in `version`, or undefined for a version the core does not model. */
+const number = (key: string) => key.split('.').map(Number) as [number, number];
+const below = (a: string, b: string) => {
+  const [majorA, minorA] = number(a);
+  const [majorB, minorB] = number(b);
+  return majorA < majorB || (majorA === majorB && minorA <= minorB);
+};
+
+/**
+ * The variant of each path in `version`, or undefined for a version the core does
+ * not model (before the oldest, after the newest). A minor the table lacks
+ * (`5.25`, which the core accepts) has the paths of the newest version below it:
+ * every change in `Features::of` falls on a released version.
+ */
 export function kernelFeatures(version: string): Readonly<Record<string, FeatureValue>> | undefined {
   const key = kernelKey(version);
-  return key === undefined ? undefined : FEATURES[key];
+  if (key === undefined) return undefined;
+  const oldest = KERNEL_VERSIONS[0];
+  const newest = KERNEL_VERSIONS.at(-1);
+  if (oldest === undefined || newest === undefined || !below(oldest, key) || !below(key, newest)) return undefined;
+  const floor = KERNEL_VERSIONS.filter((known) => below(known, key)).at(-1);
+  return floor === undefined ? undefined : FEATURES[floor];
 }
 
 const NEEDS = (table as { needs?: Readonly<Record<string, { readonly path: string; readonly values: readonly string[] }>> }).needs ?? {};

@@ -136,11 +136,19 @@ describe('the kernel version and its paths', () => {
       expect(sis.options.map((option) => option.value)).toEqual(['4.6', '4.9', '5.12']);
       expect(sis.default).toBe('4.9');
     }
-    // A patch release reads as its minor version; a version outside the table is still offered.
+    // A patch release reads as its minor version, a minor the table lacks as the one
+    // below it (as the core reads them); either is offered as the file spells it.
     expect(at('5.18.3', 'features.numa_fork_rule').default).toBe(at('5.18', 'features.numa_fork_rule').default);
-    const odd = at('7.1', 'kernel');
-    if (odd.kind === 'enum') expect(odd.options.at(-1)?.value).toBe('7.1');
+    expect(at('5.25', 'features.SIS_PROP').default).toBe(true);
+    expect(at('5.25', 'features.busy_factor').default).toBe(16);
+    for (const spelled of ['5.18.3', '5.25', '7.1']) {
+      const choice = at(spelled, 'kernel');
+      expect(choice.kind).toBe('enum');
+      expect(choice.kind === 'enum' && choice.options.at(-1)?.value).toBe(spelled);
+    }
+    // Outside the modelled range there are no defaults (the core refuses the file).
     expect(at('7.1', 'features.SIS_UTIL').default).toBeUndefined();
+    expect(at('4.5', 'features.SIS_UTIL').default).toBeUndefined();
   });
 
   it('shows a file\'s own features setting over the version, and a choice that matches the version as no change', () => {

@@ -7,7 +7,7 @@
  */
 import { unreachable } from '../base/types';
 import type { ScenarioProblem } from '../engine/protocol';
-import { DEFAULT_KERNEL, KERNEL_VERSIONS, kernelFeatures, kernelKey } from './kernels';
+import { DEFAULT_KERNEL, KERNEL_VERSIONS, kernelFeatures } from './kernels';
 
 /** A JSON value, as a scenario file holds it. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -303,8 +303,8 @@ function kernelGroup(root: SchemaRoot, kernel: string): PolicyGroup | undefined 
   const kernelProperty = root.properties?.kernel;
   const featuresProperty = root.properties?.features;
   if (!kernelProperty || !featuresProperty) return undefined;
-  const key = kernelKey(kernel);
-  const versions = key !== undefined && !KERNEL_VERSIONS.includes(key) ? [...KERNEL_VERSIONS, key] : KERNEL_VERSIONS;
+  // The file's own spelling is a choice too (`5.18.3`, or a minor the table lacks), so the select shows it.
+  const versions = KERNEL_VERSIONS.includes(kernel) ? KERNEL_VERSIONS : [...KERNEL_VERSIONS, kernel];
   const versionControl: PolicyControl = {
     kind: 'enum',
     path: 'kernel',

@@ -145,8 +145,6 @@ impl Simulator {
         }
     }
 
-    /// Adds the work-conservation gap accumulated since the last event: CPU time
-    /// idle while tasks waited on another runqueue of the same LLC (and anywhere).
     /// The idle-while-runnable time so far, `(LLC, machine)`, including the stretch
     /// since the last event (which `integrate_gap` adds only at the next one), so that
     /// a view taken between events (a frame) does not see it arrive late, in a lump.
@@ -163,6 +161,8 @@ impl Simulator {
         )
     }
 
+    /// Adds the work-conservation gap accumulated since the last event: CPU time
+    /// idle while tasks waited on another runqueue of the same LLC (and anywhere).
     pub(crate) fn integrate_gap(&mut self, until: SimTime) {
         let elapsed = (until - self.gap_integrated_to).as_ns();
         self.gap_integrated_to = until;

@@ -68,7 +68,7 @@ impl Simulator {
             .collect();
         let mut programs = Vec::new();
         let mut channels = Vec::new();
-        let mut dists = Vec::new();
+        let mut dists = crate::behaviour::DistTable::default();
         let mut workloads = Vec::new();
         // The scenario's workloads, then the machine's background kernel threads.
         let background = scenario.background.workload(n_cpus);
@@ -323,7 +323,7 @@ impl Simulator {
             tasks,
             workloads,
             programs,
-            dists,
+            dists: dists.dists,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],
             cpus: cpu_states,
@@ -375,9 +375,14 @@ impl Simulator {
 /// A workload's program in the simulator's numbering: its channels and spawn pools
 /// shifted past the earlier workloads', its distributions found in (or added to)
 /// the simulator's one table.
-fn offset_channels(program: Program, base: u32, pool_base: u32, dists: &mut Vec<Dist>) -> Program {
+fn offset_channels(
+    program: Program,
+    base: u32,
+    pool_base: u32,
+    dists: &mut crate::behaviour::DistTable,
+) -> Program {
     let shift = |channel: ChannelId| ChannelId(channel.0 + base);
-    let mut dist = |id: DistId| intern_dist(dists, program.dists[id.0 as usize]);
+    let mut dist = |id: DistId| dists.intern(program.dists[id.0 as usize]);
     Program {
         instrs: program
             .instrs

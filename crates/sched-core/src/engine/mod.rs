@@ -12,7 +12,7 @@
 //! IPI delay), and the switch itself costs no time in this first model.
 
 use crate::bandwidth::{BandwidthStats, TaskGroup};
-use crate::behaviour::{intern_dist, ChannelId, Dist, DistId, Instr, Program};
+use crate::behaviour::{ChannelId, Dist, DistId, Instr, Program};
 use crate::cfs::Knobs;
 use crate::cost::Costs;
 use crate::cpuset::{parse_cpu_list, CpuSet};
