@@ -72,3 +72,33 @@ test('clicking a CPU on the machine shows its runqueue, load and recent switches
   await expect(inspector).toContainText('sched_switch');
   await expect(inspector.getByRole('list', { name: /^Recent events of pid \d+$/ }).getByRole('button').first()).toBeVisible();
 });
+
+test('a decision from earlier than the playhead offers to show the machine at its time', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  const log = page.getByRole('list', { name: 'Recent scheduler events' });
+  const wakeups = log.getByRole('button', { name: /\bsched_wakeup comm=schbench/ });
+  await expect.poll(() => wakeups.count()).toBeGreaterThan(3);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitIdle(page);
+  // The log is newest first: the last listed wakeup is well before the playhead.
+  const row = wakeups.last();
+  const text = (await row.textContent()) ?? '';
+  const when = /(\d+\.\d{6})/.exec(text)?.[1];
+  expect(when).toBeDefined();
+  await row.click();
+  await waitIdle(page);
+  const inspector = page.getByRole('region', { name: 'Inspector' });
+  const chosen = Number(/CPU (\d+) chosen/.exec((await inspector.getByTestId('chosen-cpu').textContent()) ?? '')?.[1]);
+  const note = inspector.getByTestId('inspector-when');
+  await expect(note).toContainText("not this decision's time");
+  await note.getByRole('button', { name: `Show the machine at ${when} s` }).click();
+  await waitIdle(page);
+  await expect(page.getByTestId('sim-time')).toContainText(`t = ${when} s`);
+  await expect(note).toHaveCount(0);
+  // Still explained, the chosen CPU ringed on the machine as it stood then (the woken
+  // task may still be on its wake list, a few microseconds from its runqueue).
+  await expect(inspector.getByTestId('chosen-cpu')).toContainText(`CPU ${chosen} chosen`);
+  await expect(page.locator(`svg[data-testid="machine"] g.cpu[data-cpu="${chosen}"]`)).toHaveClass(/chosen/);
+});

@@ -25,6 +25,7 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
   const inspection = useAppState(store, (s) => s.inspection);
   const log = useAppState(store, (s) => s.loaded?.log?.name);
   const tasks = useAppState(store, (s) => s.loaded?.tasks);
+  const nowNs = useAppState(store, (s) => s.frame?.nowNs);
   const loading = inspection.status === 'loading';
   const isJitter = (pid: number | undefined) => pid !== undefined && (tasks ?? []).some((task) => task.pid === pid && task.jitter);
   return (
@@ -57,7 +58,9 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
         </p>
       )}
       {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} jitter={isJitter(selection.pid)} />}
-      {selection && inspection.status === 'ready' && <DecisionView decision={inspection.decision} jitter={isJitter(inspection.decision.pid)} />}
+      {selection && inspection.status === 'ready' && (
+        <DecisionView decision={inspection.decision} jitter={isJitter(inspection.decision.pid)} nowNs={nowNs} onShowThen={(timeNs) => void controller.scrubTo(timeNs)} />
+      )}
       {selection?.pid !== undefined && selection.pid !== 0 && <TaskHistory controller={controller} store={store} pid={selection.pid} />}
     </section>
   );
@@ -96,7 +99,18 @@ function chosenChip(decision: Decision): { step: number; visit: number } | undef
   return undefined;
 }
 
-function DecisionView({ decision, jitter }: { decision: Decision; jitter: boolean }) {
+function DecisionView({
+  decision,
+  jitter,
+  nowNs,
+  onShowThen,
+}: {
+  decision: Decision;
+  jitter: boolean;
+  /** Where the playhead (and so the machine drawing) stands. */
+  nowNs: number | undefined;
+  onShowThen: (timeNs: number) => void;
+}) {
   const records = decision.records.map((record) => `${record.index} ${record.event}`).join(', ');
   const scans = decision.steps.map((step, index) => ({ step, index })).filter(({ step }) => (step.cpus?.length ?? 0) > 0);
   const chosen = chosenChip(decision);
@@ -111,6 +125,14 @@ function DecisionView({ decision, jitter }: { decision: Decision; jitter: boolea
           kernel {decision.kernel}
         </span>
       </div>
+      {nowNs !== undefined && nowNs !== decision.time_ns && (
+        <p className="inspector-when" data-testid="inspector-when">
+          The machine shows {formatTraceTime(nowNs as SimTimeNs)} s, not this decision&apos;s time.{' '}
+          <button type="button" onClick={() => onShowThen(decision.time_ns)}>
+            Show the machine at {formatTraceTime(decision.time_ns as SimTimeNs)} s
+          </button>
+        </p>
+      )}
       <p className="inspector-facts">
         <span>
           event {decision.record_index} <code>{decision.event}</code>
