@@ -133,6 +133,14 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   expect(await originalRq.locator('g.struct-line.touched').count()).toBeGreaterThan(0);
   expect(await currentRq.locator('g.field.dim').count()).toBeGreaterThan(0);
   await expect(lab.locator('tbody tr.highlighted')).toHaveAttribute('data-operation', 'enqueue_entity');
+  // An operation with calls and no misses of its own is explained under the table, and only then.
+  const silent = await lab.locator('tbody tr').evaluateAll((rows) =>
+    rows.filter((row) => {
+      const calls = Number(row.querySelector('[data-column="calls"]')?.textContent?.replace(/,/g, '') || 0);
+      return calls > 0 && row.querySelector('[data-column="current"]')?.textContent === '0';
+    }).length,
+  );
+  await expect(lab.getByTestId('misses-attribution')).toHaveCount(silent > 0 ? 1 : 0);
 
   // The table sorts by name.
   await lab.getByRole('columnheader', { name: 'operation' }).getByRole('button').click();

@@ -861,6 +861,13 @@ function MissesTable({
           ))}
         </tfoot>
       </table>
+      {rows.some((row) => (row.calls ?? 0) > 0 && row.current === 0) && (
+        <p className="muted" data-testid="misses-attribution">
+          A line&apos;s miss counts for the first operation of a call that touches it: <code>enqueue_entity</code>, <code>dequeue_entity</code> and{' '}
+          <code>entity_tick</code> run <code>update_load_avg</code> first, so when one of them shows calls and no misses, <code>update_load_avg</code> had brought in all its
+          lines. Another operation with none found its lines still in this CPU&apos;s cache.
+        </p>
+      )}
     </div>
   );
 }
