@@ -865,7 +865,7 @@ function MissesTable({
         <p className="muted" data-testid="misses-attribution">
           A line&apos;s miss counts for the first operation of a call that touches it: <code>enqueue_entity</code>, <code>dequeue_entity</code> and{' '}
           <code>entity_tick</code> run <code>update_load_avg</code> first, so when one of them shows calls and no misses, <code>update_load_avg</code> had brought in all its
-          lines. Another operation with none found its lines still in this CPU&apos;s cache.
+          lines. Any other operation with none touched no line that was not still in the CPU&apos;s cache.
         </p>
       )}
     </div>
