@@ -24,36 +24,32 @@ const GOOD: &str = r#"{
   "workloads": [ { "kind": "schbench", "message_threads": 1, "worker_threads": 2, "cputime_us": 100, "sleeptime_us": 100 } ]
 }"#;
 
+/// A generated file as committed must be what the code generates now; with
+/// `UPDATE_EXPECT=1` it is written first.
+fn assert_committed(relative: &str, generated: &str) {
+    let path = repo_root().join(relative);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{relative} is stale: rerun with UPDATE_EXPECT=1"
+    );
+}
+
 /// The committed schema must be what the Rust types generate. Regenerate with
 /// `UPDATE_EXPECT=1 cargo test -p sched-scenario` (or `schedlab schema`).
 #[test]
 fn committed_schema_is_up_to_date() {
-    let path = repo_root().join("scenarios/scenario.schema.json");
-    let generated = schema_text();
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        committed == generated,
-        "scenarios/scenario.schema.json is stale: rerun with UPDATE_EXPECT=1"
-    );
+    assert_committed("scenarios/scenario.schema.json", &schema_text());
 }
 
 /// The web app's kernel table must be what the core resolves. Regenerate with
 /// `UPDATE_EXPECT=1 cargo test -p sched-scenario`.
 #[test]
 fn committed_kernel_table_is_up_to_date() {
-    let path = repo_root().join("web/src/engine/kernels.json");
-    let generated = kernels_text();
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "web/src/engine/kernels.json is stale: rerun with UPDATE_EXPECT=1"
-    );
+    assert_committed("web/src/engine/kernels.json", &kernels_text());
 }
 
 /// Each feature the table resolves is one a scenario's `features` can set, so the
