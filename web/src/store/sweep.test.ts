@@ -45,6 +45,8 @@ describe('sweep form', () => {
     expect(suggestedSweep('sis-schbench-t19').form.vary).toContain('workloads.0.worker_threads=16..22');
     expect(suggestedSweep('sis-schbench-t19').metric).toBe('wakeup_latency_us.p99');
     expect(suggestedSweep('teaching-small').form.vary).toMatch(/^kernel=/);
+    // The compile's gap: SHARED_RUNQ against SIS_UTIL (docs/policies/shared-runq.md, experiment 1).
+    expect(suggestedSweep('shared-runq-kcompile-7950x')).toMatchObject({ metric: 'idle_while_runnable_ns.llc', form: { vary: 'policy.shared_runq.mode=off,all\nfeatures.SIS_UTIL=true,false' } });
   });
 
   it('gives the same sweep as a CLI command, quoting what a shell would split', () => {

@@ -29,6 +29,8 @@ const SUGGESTED: readonly { readonly match: RegExp; readonly form: SweepForm; re
   { match: /^sis-netperf/, form: { vary: 'policy.sis_scan.enabled=false,true\npolicy.sis_scan.gate=true,false', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^turbo-bench/, form: { vary: 'policy.turbo_pack.enabled=false,true\nworkloads.0.cpu_bound=2..24', seeds: '1..5' }, metric: 'throughput.value', show: 'change' },
   { match: /^stream/, form: { vary: 'policy.numa_affinity.enabled=false,true', seeds: '1..5' }, metric: 'throughput.value' },
+  // Experiment 1's finding: SIS_UTIL's cut scan decides which way SHARED_RUNQ moves the LLC gap.
+  { match: /^shared-runq-kcompile/, form: { vary: 'policy.shared_runq.mode=off,all\nfeatures.SIS_UTIL=true,false', seeds: '1..5' }, metric: 'idle_while_runnable_ns.llc' },
   { match: /^shared-runq-hackbench/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all\nworkloads.0.groups=1,2,4', seeds: '1..5' }, metric: 'throughput.value' },
   { match: /^shared-runq/, form: { vary: 'policy.shared_runq.mode=off,wakeups,all', seeds: '1..5' }, metric: 'throughput.value' },
 ];
