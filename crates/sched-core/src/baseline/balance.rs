@@ -232,13 +232,19 @@ impl Simulator {
             // update_sd_lb_stats() ends with update_idle_cpu_scan().
             self.update_idle_cpu_scan(this_cpu, level);
         }
+        // The other groups' statistics go in a buffer kept between balances: one
+        // allocation per balance of every level was a cost that grew with the machine.
+        let mut others = std::mem::take(&mut self.balance_groups);
         let sd = &self.domains.of(this_cpu)[level];
         let found = match self.features.load_balance {
-            LoadBalanceVariant::Load => self.find_busiest_group_load(sd, this_cpu, idle, level),
+            LoadBalanceVariant::Load => {
+                self.find_busiest_group_load(sd, this_cpu, idle, level, &mut others)
+            }
             LoadBalanceVariant::MigrationType => {
-                self.find_busiest_group_by_type(sd, this_cpu, idle, level)
+                self.find_busiest_group_by_type(sd, this_cpu, idle, level, &mut others)
             }
         };
+        self.balance_groups = others;
         let Some((busiest_idx, imbalance)) = found else {
             // Balanced (`out_balanced`): the kernel resets the failure count, and
             // the parent's group is no longer imbalanced: other tasks had their
@@ -401,9 +407,10 @@ impl Simulator {
         sd: &SchedDomain,
         level: usize,
         this_cpu: CpuId,
-    ) -> (Option<GroupStats>, Vec<(usize, GroupStats)>) {
+        others: &mut Vec<(usize, GroupStats)>,
+    ) -> Option<GroupStats> {
         let mut local = None;
-        let mut others = Vec::with_capacity(sd.groups.len());
+        others.clear();
         for (group_idx, group) in sd.groups.iter().enumerate() {
             let mut stats = self.group_stats(sd, group_idx);
             stats.imbalanced = !self.sg_imbalance.is_empty()
@@ -416,7 +423,7 @@ impl Simulator {
                 others.push((group_idx, stats));
             }
         }
-        (local, others)
+        local
     }
 
     /// Before 5.5: `find_busiest_group()` and `calculate_imbalance()` by load.
@@ -426,9 +433,10 @@ impl Simulator {
         this_cpu: CpuId,
         idle: IdleType,
         level: usize,
+        others: &mut Vec<(usize, GroupStats)>,
     ) -> Option<(usize, Imbalance)> {
         let pct = sd.imbalance_pct;
-        let (local, others) = self.domain_group_stats(sd, level, this_cpu);
+        let local = self.domain_group_stats(sd, level, this_cpu, others);
         let local = local?;
         let local_has_capacity = local.has_capacity(pct);
         let prefer_sibling = self.prefer_sibling(this_cpu, level);
@@ -490,9 +498,10 @@ impl Simulator {
         this_cpu: CpuId,
         idle: IdleType,
         level: usize,
+        others: &mut Vec<(usize, GroupStats)>,
     ) -> Option<(usize, Imbalance)> {
         let pct = sd.imbalance_pct;
-        let (local, others) = self.domain_group_stats(sd, level, this_cpu);
+        let local = self.domain_group_stats(sd, level, this_cpu, others);
         let local = local?;
         // update_sd_pick_busiest(): the highest type; then the highest load (busy
         // groups), or the fewest idle CPUs and the most tasks (spare capacity).

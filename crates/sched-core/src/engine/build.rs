@@ -323,6 +323,7 @@ impl Simulator {
             tasks,
             workloads,
             programs,
+            balance_groups: Vec::new(),
             dists: dists.dists,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],

@@ -172,6 +172,8 @@ pub struct Simulator {
     pub tasks: Vec<Task>,
     pub workloads: Vec<WorkloadInfo>,
     pub(crate) programs: Vec<Program>,
+    /// `load_balance`'s buffer for the statistics of a domain's other groups.
+    pub(crate) balance_groups: Vec<(usize, crate::baseline::groups::GroupStats)>,
     /// Every program's duration distributions, one entry per distinct one (`DistId`).
     pub(crate) dists: Vec<Dist>,
     pub(crate) channels: Vec<Channel>,
