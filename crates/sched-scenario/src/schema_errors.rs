@@ -50,19 +50,32 @@ fn field_names() -> &'static [String] {
     })
 }
 
-/// The schema's field name a mistyped one most likely meant: within two edits
-/// (insertions, deletions, replacements, neighbours swapped; one for names of four
-/// letters or fewer), else none. The web app's check says the same.
-pub fn closest_field(field: &str) -> Option<&'static str> {
+/// The fields of the object whose `additionalProperties` refused a field: the
+/// error's schema location, less its last step, names that object's schema.
+fn sibling_fields(schema_path: &str) -> Option<Vec<String>> {
+    let object = schema_path.strip_suffix("/additionalProperties")?;
+    let schema = crate::schema_value();
+    let properties = schema.pointer(object)?.get("properties")?.as_object()?;
+    let mut names: Vec<String> = properties.keys().cloned().collect();
+    names.sort();
+    Some(names)
+}
+
+/// The field name a mistyped one most likely meant, among `siblings` (the fields
+/// its object may have) or, when those are not known, every field of the schema:
+/// within two edits (insertions, deletions, replacements, neighbours swapped; one
+/// for names of four letters or fewer), else none. The web app's check says the same.
+pub fn closest_field(field: &str, siblings: Option<&[String]>) -> Option<String> {
     let limit = if field.chars().count() <= 4 { 1 } else { 2 };
     let lower = field.to_lowercase();
-    field_names()
+    siblings
+        .unwrap_or(field_names())
         .iter()
         .filter(|name| name.as_str() != field)
         .map(|name| (strsim::osa_distance(&lower, &name.to_lowercase()), name))
         .filter(|(distance, _)| *distance <= limit)
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name.as_str())
+        .map(|(_, name)| name.clone())
 }
 
 /// `/workloads/0/kind` → `workloads.0.kind`.
@@ -138,8 +151,9 @@ fn describe(err: &ValidationError<'_>, out: &mut Vec<ScenarioError>) {
             push(join(&path, name), "is required".to_string())
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let siblings = sibling_fields(err.schema_path().as_str());
             for name in unexpected {
-                let guess = closest_field(name)
+                let guess = closest_field(name, siblings.as_deref())
                     .map(|guess| format!(" (did you mean \"{guess}\"?)"))
                     .unwrap_or_default();
                 push(join(&path, name), format!("is not a known field{guess}"));

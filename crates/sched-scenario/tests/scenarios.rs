@@ -351,4 +351,21 @@ fn a_mistyped_field_is_named_with_the_one_it_most_likely_meant() {
         .contains(&"kernal: is not a known field (did you mean \"kernel\"?)".to_string()));
     let far = GOOD.replace("\"duration_ms\"", "\"zzzzzz\": 1, \"duration_ms\"");
     assert!(messages(&far).contains(&"zzzzzz: is not a known field".to_string()));
+    // The hint comes from the fields of the object the unknown one is in.
+    let nested = GOOD.replace(
+        "\"preset\": \"teaching-small\"",
+        "\"preset\": \"teaching-small\", \"socktes\": 1, \"seed\": 3",
+    );
+    let found = messages(&nested);
+    assert!(
+        found.contains(
+            &"topology.socktes: is not a known field (did you mean \"sockets\"?)".to_string()
+        ),
+        "{found:?}"
+    );
+    // `seed` is a field of the scenario, not of the machine, and is near none of its fields.
+    assert!(
+        found.contains(&"topology.seed: is not a known field".to_string()),
+        "{found:?}"
+    );
 }

@@ -84,5 +84,8 @@ describe('an unknown field', () => {
     const problems = schemaProblems({ title: 't', duration_ms: 10, kernal: '6.5', topology: { preset: 'teaching-small', socktes: 1 }, workloads: [] });
     expect(problems.map(formatProblem)).toEqual(expect.arrayContaining(['kernal: is not a known field (did you mean "kernel"?)', 'topology.socktes: is not a known field (did you mean "sockets"?)']));
     expect(schemaProblems({ title: 't', duration_ms: 10, zzzzzz: 1, topology: { preset: 'teaching-small' }, workloads: [] }).map(formatProblem)).toContain('zzzzzz: is not a known field');
+    // Among the fields of the object it is in, as the CLI looks (crates/sched-scenario/tests/scenarios.rs).
+    const nested = schemaProblems({ title: 't', duration_ms: 10, topology: { preset: 'teaching-small', seed: 3 }, workloads: [] }).map(formatProblem);
+    expect(nested).toContain('topology.seed: is not a known field');
   });
 });

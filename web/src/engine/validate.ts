@@ -7,6 +7,7 @@ import type { ErrorObject } from 'ajv/dist/2020';
 import validateScenario from 'virtual:scenario-validator';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
+import { fieldSuggestions } from '../store/completion';
 
 /** The committed scenario schema: the Policy panel builds its controls from it. */
 export const scenarioSchema: unknown = schema;
@@ -125,7 +126,7 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
       return [{ path: join(path, String(params.missingProperty)), message: 'is required' }];
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
-      const guess = closestField(field);
+      const guess = closestField(field, siblingFields(root, error.instancePath));
       return [{ path: join(path, field), message: `is not a known field${guess ? ` (did you mean "${guess}"?)` : ''}` }];
     }
     case 'type': {
@@ -183,11 +184,32 @@ function editDistance(a: string, b: string): number {
   return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
 }
 
-/** The schema's field name a mistyped one most likely meant: within two edits (one for short names), else none. */
-export function closestField(field: string): string | undefined {
+/**
+ * The fields the schema allows in the object at `pointer` of `root` (its form
+ * chosen by its tag, as the editor's completion chooses it).
+ */
+function siblingFields(root: unknown, pointer: string): readonly string[] | undefined {
+  const object = valueAt(root, pointer);
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) return undefined;
+  const values = Object.fromEntries(Object.entries(object).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const path = pointer
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  const names = fieldSuggestions(schema, path, { values }).map((suggestion) => suggestion.name);
+  return names.length > 0 ? [...names].sort() : undefined;
+}
+
+/**
+ * The field name a mistyped one most likely meant, among `siblings` (the fields its
+ * object may have) or, when those are not known, every field of the schema: within
+ * two edits (one for short names), else none. The CLI says the same.
+ */
+export function closestField(field: string, siblings?: readonly string[]): string | undefined {
   const limit = field.length <= 4 ? 1 : 2;
   let best: { name: string; distance: number } | undefined;
-  for (const name of FIELD_NAMES) {
+  for (const name of siblings ?? FIELD_NAMES) {
     if (name === field) continue;
     const distance = editDistance(field.toLowerCase(), name.toLowerCase());
     if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
