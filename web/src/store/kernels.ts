@@ -23,12 +23,16 @@ export function kernelKey(version: string): string | undefined {
   return match ? `${Number(match[1])}.${Number(match[2])}` : undefined;
 }
 
-const number = (key: string) => key.split('.').map(Number) as [number, number];
-const below = (a: string, b: string) => {
-  const [majorA, minorA] = number(a);
-  const [majorB, minorB] = number(b);
-  return majorA < majorB || (majorA === majorB && minorA <= minorB);
-};
+/** `MAJOR.MINOR` compared as numbers: `4.6` < `4.14` < `5.18` < `6.5`. */
+export function compareKernels(a: string, b: string): number {
+  const left = a.split('.').map(Number);
+  const right = b.split('.').map(Number);
+  for (let index = 0; index < Math.max(left.length, right.length); index++) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
 
 /**
  * The variant of each path in `version`, or undefined for a version the core does
@@ -41,8 +45,8 @@ export function kernelFeatures(version: string): Readonly<Record<string, Feature
   if (key === undefined) return undefined;
   const oldest = KERNEL_VERSIONS[0];
   const newest = KERNEL_VERSIONS.at(-1);
-  if (oldest === undefined || newest === undefined || !below(oldest, key) || !below(key, newest)) return undefined;
-  const floor = KERNEL_VERSIONS.filter((known) => below(known, key)).at(-1);
+  if (oldest === undefined || newest === undefined || compareKernels(key, oldest) < 0 || compareKernels(key, newest) > 0) return undefined;
+  const floor = KERNEL_VERSIONS.filter((known) => compareKernels(known, key) <= 0).at(-1);
   return floor === undefined ? undefined : FEATURES[floor];
 }
 

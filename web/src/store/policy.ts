@@ -7,7 +7,9 @@
  */
 import { unreachable } from '../base/types';
 import type { ScenarioProblem } from '../engine/protocol';
-import { DEFAULT_KERNEL, KERNEL_VERSIONS, kernelFeatures } from './kernels';
+import { compareKernels, DEFAULT_KERNEL, KERNEL_VERSIONS, kernelFeatures } from './kernels';
+
+export { compareKernels } from './kernels';
 
 /** A JSON value, as a scenario file holds it. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -133,17 +135,6 @@ function hasType(node: SchemaNode, type: string): boolean {
 
 function isObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `MAJOR.MINOR` compared as numbers: `4.6` < `4.14` < `5.18` < `6.5`. */
-export function compareKernels(a: string, b: string): number {
-  const left = a.split('.').map(Number);
-  const right = b.split('.').map(Number);
-  for (let index = 0; index < Math.max(left.length, right.length); index++) {
-    const difference = (left[index] ?? 0) - (right[index] ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
 }
 
 /** A leaf without a description of its own explains itself with its parent's, minus the series tag. */

@@ -154,10 +154,19 @@ impl Simulator {
         } else {
             0
         };
+        let (llc, machine) = self.gap_over(open);
         (
-            self.metrics.idle_while_runnable_llc_ns + open * self.gap.llc_matched,
-            self.metrics.idle_while_runnable_machine_ns
-                + open * self.gap.idle_total.min(self.gap.waiting_total),
+            self.metrics.idle_while_runnable_llc_ns + llc,
+            self.metrics.idle_while_runnable_machine_ns + machine,
+        )
+    }
+
+    /// The gap, `(LLC, machine)`, over `elapsed` ns of the current idle and waiting counts.
+    fn gap_over(&self, elapsed: u64) -> (u64, u64) {
+        let gap = &self.gap;
+        (
+            elapsed * gap.llc_matched,
+            elapsed * gap.idle_total.min(gap.waiting_total),
         )
     }
 
@@ -169,10 +178,9 @@ impl Simulator {
         if elapsed == 0 {
             return;
         }
-        let gap = &self.gap;
-        self.metrics.idle_while_runnable_llc_ns += elapsed * gap.llc_matched;
-        self.metrics.idle_while_runnable_machine_ns +=
-            elapsed * gap.idle_total.min(gap.waiting_total);
+        let (llc, machine) = self.gap_over(elapsed);
+        self.metrics.idle_while_runnable_llc_ns += llc;
+        self.metrics.idle_while_runnable_machine_ns += machine;
     }
 
     /// Keeps what is derived from `cpu`'s state up to date after its runqueue, its
