@@ -17,7 +17,7 @@
 //! one factor per update. Simplification: the kernel sums 1024 us segments
 //! (`___update_load_avg()`); this is the continuous form, as [`crate::pelt`] is.
 
-use crate::pelt::{CAPACITY_SCALE, PELT_HALF_LIFE_NS};
+use crate::pelt::CAPACITY_SCALE;
 use crate::time::SimTime;
 
 /// One root cfs_rq's load sums (see the module's text).
@@ -112,7 +112,7 @@ impl RqLoadAvg {
         if now <= self.at {
             1.0
         } else {
-            libm::exp2(-((now - self.at).as_ns() as f64) / PELT_HALF_LIFE_NS)
+            crate::pelt::decay((now - self.at).as_ns() as f64)
         }
     }
 }

@@ -129,7 +129,7 @@ impl Simulator {
             }
             let fresh = task.forked_at.map_or(0.0, |at| {
                 let elapsed = (now - at).as_ns() as f64;
-                1024.0 * libm::exp2(-elapsed / crate::pelt::PELT_HALF_LIFE_NS)
+                1024.0 * crate::pelt::decay(elapsed)
             });
             let load = task.pelt.peek(now, false).max(fresh) * task.weight as f64 / 1024.0;
             blocked[task.cpu.0 as usize] += load;
