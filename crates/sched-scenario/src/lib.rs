@@ -10,6 +10,8 @@ pub mod perfetto;
 pub mod replay;
 #[cfg(feature = "schema-validation")]
 mod schema_errors;
+#[cfg(feature = "schema-validation")]
+pub use schema_errors::field_belongs;
 pub mod spread;
 pub mod sweep;
 

@@ -78,6 +78,116 @@ pub fn closest_field(field: &str, siblings: Option<&[String]>) -> Option<String>
         .map(|(_, name)| name.clone())
 }
 
+/// Where in a scenario each field name is known: the paths of the objects whose
+/// schema lists it (`[]` the top level, `["policy", "shared_runq"]`; an array's items
+/// are `N`). A `$ref` already being expanded is not entered again (programs nest).
+fn field_places() -> &'static std::collections::BTreeMap<String, Vec<Vec<String>>> {
+    type Places = std::collections::BTreeMap<String, Vec<Vec<String>>>;
+    static PLACES: std::sync::OnceLock<Places> = std::sync::OnceLock::new();
+    PLACES.get_or_init(|| {
+        fn visit<'a>(
+            root: &'a Value,
+            node: &'a Value,
+            path: &mut Vec<String>,
+            refs: &mut Vec<&'a str>,
+            places: &mut Places,
+        ) {
+            let Some(map) = node.as_object() else { return };
+            if let Some(Value::String(target)) = map.get("$ref") {
+                let pointer = target.trim_start_matches('#');
+                if let (false, Some(resolved)) =
+                    (refs.contains(&target.as_str()), root.pointer(pointer))
+                {
+                    refs.push(target);
+                    visit(root, resolved, path, refs, places);
+                    refs.pop();
+                }
+            }
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                for (name, child) in properties {
+                    let here = places.entry(name.clone()).or_default();
+                    if !here.contains(path) {
+                        here.push(path.clone());
+                    }
+                    path.push(name.clone());
+                    visit(root, child, path, refs, places);
+                    path.pop();
+                }
+            }
+            if let Some(items) = map.get("items") {
+                path.push("N".into());
+                visit(root, items, path, refs, places);
+                path.pop();
+            }
+            for key in ["anyOf", "oneOf", "allOf"] {
+                if let Some(Value::Array(branches)) = map.get(key) {
+                    for branch in branches {
+                        visit(root, branch, path, refs, places);
+                    }
+                }
+            }
+        }
+        let schema = crate::schema_value();
+        let mut places = Places::new();
+        visit(
+            &schema,
+            &schema,
+            &mut Vec::new(),
+            &mut Vec::new(),
+            &mut places,
+        );
+        places
+    })
+}
+
+/// Where a field put in the wrong object belongs: of the places the schema knows
+/// `field` (other than `object`, the dotted path of the object it is in), the one
+/// sharing the most leading steps with `object`, then the shortest. An array index
+/// stands for `N`, and `N` in the answer takes the index of `object` where they
+/// share the step. "at the top level", "in policy.shared_runq"; none if the field
+/// is known nowhere. The web app's check says the same.
+pub fn field_belongs(field: &str, object: &str) -> Option<String> {
+    let steps: Vec<&str> = object.split('.').filter(|step| !step.is_empty()).collect();
+    let pattern: Vec<&str> = steps
+        .iter()
+        .map(|step| {
+            if step.bytes().all(|b| b.is_ascii_digit()) {
+                "N"
+            } else {
+                step
+            }
+        })
+        .collect();
+    let shared = |place: &[String]| {
+        place
+            .iter()
+            .zip(&pattern)
+            .take_while(|(a, b)| a.as_str() == **b)
+            .count()
+    };
+    let best = field_places()
+        .get(field)?
+        .iter()
+        .filter(|place| place.iter().map(String::as_str).ne(pattern.iter().copied()))
+        .min_by_key(|place| {
+            (
+                std::cmp::Reverse(shared(place)),
+                place.len(),
+                place.join("."),
+            )
+        })?;
+    if best.is_empty() {
+        return Some("at the top level".into());
+    }
+    let kept = shared(best);
+    let named: Vec<&str> = best
+        .iter()
+        .enumerate()
+        .map(|(at, step)| if at < kept { steps[at] } else { step.as_str() })
+        .collect();
+    Some(format!("in {}", named.join(".")))
+}
+
 /// `/workloads/0/kind` → `workloads.0.kind`.
 pub fn dotted(pointer: &str) -> String {
     pointer
@@ -153,9 +263,12 @@ fn describe(err: &ValidationError<'_>, out: &mut Vec<ScenarioError>) {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let siblings = sibling_fields(err.schema_path().as_str());
             for name in unexpected {
-                let guess = closest_field(name, siblings.as_deref())
-                    .map(|guess| format!(" (did you mean \"{guess}\"?)"))
-                    .unwrap_or_default();
+                let guess = match field_belongs(name, &path) {
+                    Some(place) => format!(" (\"{name}\" belongs {place})"),
+                    None => closest_field(name, siblings.as_deref())
+                        .map(|guess| format!(" (did you mean \"{guess}\"?)"))
+                        .unwrap_or_default(),
+                };
                 push(join(&path, name), format!("is not a known field{guess}"));
             }
         }

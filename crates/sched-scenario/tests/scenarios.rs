@@ -363,9 +363,57 @@ fn a_mistyped_field_is_named_with_the_one_it_most_likely_meant() {
         ),
         "{found:?}"
     );
-    // `seed` is a field of the scenario, not of the machine, and is near none of its fields.
+    // `seed` is a field of the scenario, not of the machine: the message says where it goes.
     assert!(
-        found.contains(&"topology.seed: is not a known field".to_string()),
+        found.contains(
+            &"topology.seed: is not a known field (\"seed\" belongs at the top level)".to_string()
+        ),
         "{found:?}"
+    );
+}
+
+#[test]
+fn a_field_in_the_wrong_object_is_told_where_it_belongs() {
+    // One level too high: a SHARED_RUNQ knob straight under `policy`.
+    let high = GOOD.replace(
+        "\"duration_ms\"",
+        "\"policy\": { \"shard_size\": 3 }, \"duration_ms\"",
+    );
+    assert!(messages(&high).contains(
+        &"policy.shard_size: is not a known field (\"shard_size\" belongs in policy.shared_runq)"
+            .to_string()
+    ));
+    // In the second workload instead of at the top level: the index is not kept
+    // where the place does not share it.
+    let second = GOOD.replace(
+        "\"sleeptime_us\": 100 } ]",
+        "\"sleeptime_us\": 100 }, { \"kind\": \"schbench\", \"message_threads\": 1, \"worker_threads\": 2, \"cputime_us\": 100, \"sleeptime_us\": 100, \"kernel\": \"6.5\" } ]",
+    );
+    assert!(
+        messages(&second).contains(
+            &"workloads.1.kernel: is not a known field (\"kernel\" belongs at the top level)"
+                .to_string()
+        ),
+        "{:?}",
+        messages(&second)
+    );
+    // A field of another workload kind, in its own place, is not sent elsewhere.
+    let other_kind = GOOD.replace(
+        "\"sleeptime_us\": 100",
+        "\"sleeptime_us\": 100, \"buffer_messages\": 8",
+    );
+    let found = messages(&other_kind);
+    assert!(
+        found.iter().any(|line| line
+            .starts_with("workloads.0.buffer_messages: is not a known field")
+            && !line.contains("belongs")),
+        "{found:?}"
+    );
+    // Known nowhere: no place.
+    assert_eq!(sched_scenario::field_belongs("zzzz", "topology"), None);
+    // A cgroup tree's field put in its leaf: one level up, with the workload's own index.
+    assert_eq!(
+        sched_scenario::field_belongs("depth", "workloads.3.leaf").as_deref(),
+        Some("in workloads.3")
     );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatProblem, parseScenarioText, schemaProblems } from './validate';
+import { fieldBelongs, formatProblem, parseScenarioText, schemaProblems } from './validate';
 import { bundledScenarios } from './scenarios';
 import { readFileSync, readdirSync } from 'node:fs';
 
@@ -85,7 +85,22 @@ describe('an unknown field', () => {
     expect(problems.map(formatProblem)).toEqual(expect.arrayContaining(['kernal: is not a known field (did you mean "kernel"?)', 'topology.socktes: is not a known field (did you mean "sockets"?)']));
     expect(schemaProblems({ title: 't', duration_ms: 10, zzzzzz: 1, topology: { preset: 'teaching-small' }, workloads: [] }).map(formatProblem)).toContain('zzzzzz: is not a known field');
     // Among the fields of the object it is in, as the CLI looks (crates/sched-scenario/tests/scenarios.rs).
-    const nested = schemaProblems({ title: 't', duration_ms: 10, topology: { preset: 'teaching-small', seed: 3 }, workloads: [] }).map(formatProblem);
-    expect(nested).toContain('topology.seed: is not a known field');
+    const nested = schemaProblems({ title: 't', duration_ms: 10, topology: { preset: 'teaching-small', sockts: 3 }, workloads: [] }).map(formatProblem);
+    expect(nested).toContain('topology.sockts: is not a known field (did you mean "sockets"?)');
+  });
+
+  it('put in the wrong object, is told where it belongs, in the CLI\'s words', () => {
+    const schbench = { kind: 'schbench', message_threads: 1, worker_threads: 2, cputime_us: 100, sleeptime_us: 100 };
+    const base = { title: 't', duration_ms: 10, topology: { preset: 'teaching-small' }, workloads: [schbench] };
+    const problems = (value: object) => schemaProblems(value).map(formatProblem);
+    expect(problems({ ...base, topology: { preset: 'teaching-small', seed: 3 } })).toContain('topology.seed: is not a known field ("seed" belongs at the top level)');
+    expect(problems({ ...base, policy: { shard_size: 3 } })).toContain('policy.shard_size: is not a known field ("shard_size" belongs in policy.shared_runq)');
+    expect(problems({ ...base, workloads: [schbench, { ...schbench, kernel: '6.5' }] })).toContain('workloads.1.kernel: is not a known field ("kernel" belongs at the top level)');
+    // A field of another workload kind, in its own place, is not sent elsewhere.
+    const otherKind = problems({ ...base, workloads: [{ ...schbench, buffer_messages: 8 }] });
+    expect(otherKind.some((line) => line.startsWith('workloads.0.buffer_messages: is not a known field') && !line.includes('belongs'))).toBe(true);
+    expect(fieldBelongs('zzzz', 'topology')).toBeUndefined();
+    // A cgroup tree's field put in its leaf: one level up, with the workload's own index.
+    expect(fieldBelongs('depth', 'workloads.3.leaf')).toBe('in workloads.3');
   });
 });

@@ -126,6 +126,8 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
       return [{ path: join(path, String(params.missingProperty)), message: 'is required' }];
     case 'additionalProperties': {
       const field = String(params.additionalProperty);
+      const place = fieldBelongs(field, path);
+      if (place) return [{ path: join(path, field), message: `is not a known field ("${field}" belongs ${place})` }];
       const guess = closestField(field, siblingFields(root, error.instancePath));
       return [{ path: join(path, field), message: `is not a known field${guess ? ` (did you mean "${guess}"?)` : ''}` }];
     }
@@ -168,6 +170,70 @@ const FIELD_NAMES: readonly string[] = (() => {
   // Alphabetical, so that of two as close, the first is taken, as the CLI takes it.
   return [...names].sort();
 })();
+
+/**
+ * Where in a scenario each field name is known: the paths of the objects whose
+ * schema lists it (`[]` the top level, `['policy', 'shared_runq']`; an array's items
+ * are `N`). A `$ref` already being expanded is not entered again (programs nest).
+ */
+const FIELD_PLACES: ReadonlyMap<string, readonly (readonly string[])[]> = (() => {
+  const places = new Map<string, string[][]>();
+  const visit = (node: unknown, path: string[], refs: string[]) => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+    const map = node as Record<string, unknown>;
+    const target = map.$ref;
+    if (typeof target === 'string' && !refs.includes(target)) {
+      const resolved = target
+        .replace(/^#\/?/, '')
+        .split('/')
+        .filter((step) => step !== '')
+        .reduce<unknown>((at, step) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[step.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), schema);
+      visit(resolved, path, [...refs, target]);
+    }
+    const properties = map.properties;
+    if (properties !== null && typeof properties === 'object') {
+      for (const [name, child] of Object.entries(properties)) {
+        const here = places.get(name) ?? [];
+        if (!here.some((place) => place.join('.') === path.join('.'))) here.push([...path]);
+        places.set(name, here);
+        visit(child, [...path, name], refs);
+      }
+    }
+    if ('items' in map) visit(map.items, [...path, 'N'], refs);
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const branches = map[key];
+      if (Array.isArray(branches)) branches.forEach((branch) => visit(branch, path, refs));
+    }
+  };
+  visit(schema, [], []);
+  return places;
+})();
+
+/**
+ * Where a field put in the wrong object belongs: of the places the schema knows
+ * `field` (other than `object`, the dotted path of the object it is in), the one
+ * sharing the most leading steps with `object`, then the shortest. An array index
+ * stands for `N`, and `N` in the answer takes the index of `object` where they
+ * share the step. "at the top level", "in policy.shared_runq"; none if the field
+ * is known nowhere. The CLI says the same.
+ */
+export function fieldBelongs(field: string, object: string): string | undefined {
+  const steps = object.split('.').filter((step) => step !== '');
+  const pattern = steps.map((step) => (/^\d+$/.test(step) ? 'N' : step));
+  const shared = (place: readonly string[]) => {
+    let count = 0;
+    while (count < place.length && count < pattern.length && place[count] === pattern[count]) count += 1;
+    return count;
+  };
+  const key = (place: readonly string[]) => place.join('.');
+  const candidates = (FIELD_PLACES.get(field) ?? []).filter((place) => key(place) !== pattern.join('.'));
+  if (candidates.length === 0) return undefined;
+  const best = [...candidates].sort((a, b) => shared(b) - shared(a) || a.length - b.length || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))[0];
+  if (!best) return undefined;
+  if (best.length === 0) return 'at the top level';
+  const kept = shared(best);
+  return `in ${best.map((step, at) => (at < kept ? (steps[at] ?? step) : step)).join('.')}`;
+}
 
 /** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
 function editDistance(a: string, b: string): number {
