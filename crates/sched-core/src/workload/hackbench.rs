@@ -23,6 +23,9 @@ pub struct HackbenchSpec {
     #[schemars(range(min = 1, max = 100000))]
     pub buffer_messages: u32,
     /// CPU time to write one message, in microseconds (default 1.5).
+    // Simplified: a message costs the same wherever its writer and reader run (no
+    // cache lines cross LLCs with it, no IPI for a wakeup across LLCs).
+    // docs/MODEL-STATUS.md.
     #[serde(default = "hackbench_write_us")]
     pub write_us: f64,
     /// CPU time to read one message, in microseconds (default 1.0).
