@@ -142,6 +142,8 @@ impl Simulator {
         let mut softirq = false;
         for level in 0..n_domains {
             let sd = &self.domains.of(cpu)[level];
+            // Simplified: no `sd->balance_interval` backoff to `max_interval` after a
+            // balanced pass (docs/MODEL-STATUS.md).
             let mut interval_ms = sd.min_interval_ms.max(1);
             if !idle {
                 interval_ms *= self.features.busy_factor as u64;
