@@ -156,7 +156,7 @@ impl Simulator {
         };
         // `Pelt::update` does nothing for a time at or before its last update.
         let since_epoch = pelt.updated_at.as_ns() as f64 - self.group_sums.epoch.as_ns() as f64;
-        let scaled = (pelt.util_avg - target) * crate::pelt::exp2(since_epoch / PELT_HALF_LIFE_NS);
+        let scaled = (pelt.util_avg - target) * libm::exp2(since_epoch / PELT_HALF_LIFE_NS);
         let runnable = rq.nr_running.max(1) as f64;
         Part {
             nr_running: rq.nr_running,
