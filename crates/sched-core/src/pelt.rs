@@ -7,6 +7,7 @@
 
 use crate::time::SimTime;
 use std::cell::Cell;
+use std::thread::LocalKey;
 
 /// The half-life of the average, in nanoseconds.
 pub const PELT_HALF_LIFE_NS: f64 = 32_000_000.0;
@@ -18,25 +19,48 @@ pub fn decay(elapsed_ns: f64) -> f64 {
     libm::exp2(-elapsed_ns / PELT_HALF_LIFE_NS)
 }
 
-/// [`decay`], remembering the last argument and its result. Entities updated
-/// together are updated together again (a CPU and the task it runs, at each switch),
-/// so the same elapsed time comes twice in a row: on netperf three updates in four
-/// repeat the one before, and `exp2` was a tenth of the run time. A memo of a pure
-/// function: the result is the same bits.
-fn decay_repeating(elapsed_ns: f64) -> f64 {
-    thread_local! {
-        // u64::MAX is a NaN, whose decay is NaN: the empty memo is already right.
-        static LAST: Cell<(u64, f64)> = const { Cell::new((u64::MAX, f64::NAN)) };
-    }
-    let bits = elapsed_ns.to_bits();
-    LAST.with(|last| {
+/// `f(x)`, remembering the last argument and its result in `last`. A memo of a pure
+/// function: the result is the same bits. Each call site that repeats its argument
+/// has its own, so that sites do not evict each other.
+fn remembered(last: &'static LocalKey<Cell<(u64, f64)>>, x: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let bits = x.to_bits();
+    last.with(|last| {
         let (key, value) = last.get();
         if key == bits {
             return value;
         }
-        let value = decay(elapsed_ns);
+        let value = f(x);
         last.set((bits, value));
         value
+    })
+}
+
+thread_local! {
+    // u64::MAX is a NaN, whose powers are NaN: an empty memo is already right.
+    static LAST_UPDATE: Cell<(u64, f64)> = const { Cell::new((u64::MAX, f64::NAN)) };
+    static LAST_GROUP_DECAY: Cell<(u64, f64)> = const { Cell::new((u64::MAX, f64::NAN)) };
+    static LAST_GROUP_PART: Cell<(u64, f64)> = const { Cell::new((u64::MAX, f64::NAN)) };
+}
+
+/// [`decay`] for `Pelt::update`. Entities updated together are updated together
+/// again (a CPU and the task it runs, at each switch), so the same elapsed time
+/// comes twice in a row: on netperf three updates in four repeat the one before,
+/// and `exp2` was a tenth of the run time.
+fn decay_repeating(elapsed_ns: f64) -> f64 {
+    remembered(&LAST_UPDATE, elapsed_ns, decay)
+}
+
+/// [`decay`] since the wide groups' epoch, for their sums: every group of a domain
+/// is read at the same instant in one balance.
+pub fn group_decay(since_epoch_ns: f64) -> f64 {
+    remembered(&LAST_GROUP_DECAY, since_epoch_ns, decay)
+}
+
+/// `2^(since / half-life)`: a CPU's part in the wide groups' sums, scaled to the
+/// epoch. CPUs whose averages were updated at one instant share it.
+pub fn group_growth(since_epoch_ns: f64) -> f64 {
+    remembered(&LAST_GROUP_PART, since_epoch_ns, |x| {
+        libm::exp2(x / PELT_HALF_LIFE_NS)
     })
 }
 
@@ -102,6 +126,15 @@ mod tests {
                 decay_repeating(x).to_bits(),
                 want.to_bits(),
                 "decay({x}) again"
+            );
+        }
+        for &x in &args {
+            let grows = libm::exp2(x / PELT_HALF_LIFE_NS);
+            assert_eq!(group_growth(x).to_bits(), grows.to_bits(), "growth({x})");
+            assert_eq!(
+                group_decay(x).to_bits(),
+                decay(x).to_bits(),
+                "group decay({x})"
             );
         }
         assert!(decay_repeating(f64::NAN).is_nan());

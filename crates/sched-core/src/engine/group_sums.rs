@@ -156,7 +156,7 @@ impl Simulator {
         };
         // `Pelt::update` does nothing for a time at or before its last update.
         let since_epoch = pelt.updated_at.as_ns() as f64 - self.group_sums.epoch.as_ns() as f64;
-        let scaled = (pelt.util_avg - target) * libm::exp2(since_epoch / PELT_HALF_LIFE_NS);
+        let scaled = (pelt.util_avg - target) * crate::pelt::group_growth(since_epoch);
         let runnable = rq.nr_running.max(1) as f64;
         Part {
             nr_running: rq.nr_running,
@@ -210,7 +210,7 @@ impl Simulator {
     pub(crate) fn summed_group_stats(&self, group: u32) -> GroupStats {
         let sums = &self.group_sums.sums[group as usize];
         let since_epoch = (self.now - self.group_sums.epoch).as_ns() as f64;
-        let decay = crate::pelt::decay(since_epoch);
+        let decay = crate::pelt::group_decay(since_epoch);
         GroupStats {
             idle_cpus: sums.idle_cpus,
             sum_nr_running: sums.nr_running,
