@@ -156,10 +156,17 @@ impl crate::engine::Simulator {
         if self.cpus[cpu.0 as usize].deferred_timers.is_empty() {
             return;
         }
-        let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
-        for task in deferred {
+        let mut deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
+        for &task in &deferred {
             let now = self.now();
             self.queue_timer_wake(task, now);
+        }
+        // The buffer goes back (no allocation per exit from idle), unless a timer was
+        // deferred meanwhile.
+        deferred.clear();
+        let list = &mut self.cpus[cpu.0 as usize].deferred_timers;
+        if list.is_empty() {
+            *list = deferred;
         }
     }
 }
