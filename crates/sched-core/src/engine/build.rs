@@ -324,6 +324,8 @@ impl Simulator {
             workloads,
             programs,
             balance_groups: Vec::new(),
+            waiters_scratch: Vec::new(),
+            walk_pool: Vec::new(),
             dists: dists.dists,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],

@@ -174,6 +174,13 @@ pub struct Simulator {
     pub(crate) programs: Vec<Program>,
     /// `load_balance`'s buffer for the statistics of a domain's other groups.
     pub(crate) balance_groups: Vec<(usize, crate::baseline::groups::GroupStats)>,
+    /// Buffers kept between uses, so that waking a channel's waiters allocates
+    /// nothing: the waiters of a `WakeAll` or a barrier, and finished `WakeEach`
+    /// walks.
+    pub(crate) waiters_scratch: Vec<TaskId>,
+    // Boxed: a walk moves between here and `Task::wake_walk` without reallocating.
+    #[allow(clippy::vec_box)]
+    pub(crate) walk_pool: Vec<Box<crate::task::WakeWalk>>,
     /// Every program's duration distributions, one entry per distinct one (`DistId`).
     pub(crate) dists: Vec<Dist>,
     pub(crate) channels: Vec<Channel>,

@@ -75,13 +75,13 @@ impl Simulator {
                     }
                 }
                 Instr::WakeAll(channel) => {
-                    let waiters: Vec<TaskId> = self.channels[channel.0 as usize]
-                        .waiters
-                        .drain(..)
-                        .collect();
-                    for waiter in waiters {
+                    let mut waiters = std::mem::take(&mut self.waiters_scratch);
+                    waiters.extend(self.channels[channel.0 as usize].waiters.drain(..));
+                    for &waiter in &waiters {
                         self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
+                    waiters.clear();
+                    self.waiters_scratch = waiters;
                 }
                 Instr::WakeEach(channel, each) => {
                     // schbench's xlist_wake_all(): splice the list once, take one
@@ -89,22 +89,26 @@ impl Simulator {
                     // instruction runs again after each wake's syscall time until
                     // the walk is done.
                     if self.tasks[tidx].wake_walk.is_none() {
-                        let pending: Vec<TaskId> = self.channels[channel.0 as usize]
-                            .waiters
-                            .drain(..)
-                            .collect();
-                        if pending.is_empty() {
+                        let waiters = &mut self.channels[channel.0 as usize].waiters;
+                        if waiters.is_empty() {
                             continue;
                         }
-                        self.tasks[tidx].wake_walk = Some(Box::new(WakeWalk {
-                            pending,
-                            started: self.now,
-                        }));
+                        let mut walk = self.walk_pool.pop().unwrap_or_else(|| {
+                            Box::new(WakeWalk {
+                                pending: Vec::new(),
+                                started: self.now,
+                            })
+                        });
+                        walk.pending.extend(waiters.drain(..));
+                        walk.started = self.now;
+                        self.tasks[tidx].wake_walk = Some(walk);
                     }
                     let walk = self.tasks[tidx].wake_walk.as_mut().expect("walk");
                     let started = walk.started;
                     let Some(waiter) = walk.pending.pop() else {
-                        self.tasks[tidx].wake_walk = None;
+                        // The walk's box, its list empty, serves the next walk.
+                        let walk = self.tasks[tidx].wake_walk.take().expect("walk");
+                        self.walk_pool.push(walk);
                         continue;
                     };
                     self.tasks[tidx].pc = pc;
@@ -133,15 +137,18 @@ impl Simulator {
                     let phase = (self.now - chan.last_release).as_ns();
                     chan.tokens = 0;
                     chan.last_release = self.now;
-                    let waiters: Vec<TaskId> = chan.waiters.drain(..).collect();
+                    let mut waiters = std::mem::take(&mut self.waiters_scratch);
+                    waiters.extend(chan.waiters.drain(..));
                     let group = self.tasks[tidx].group as usize;
                     if let Some(best) = self.workloads[group].best_phase_ns.get_mut(label as usize)
                     {
                         *best = Some(best.map_or(phase, |known| known.min(phase)));
                     }
-                    for waiter in waiters {
+                    for &waiter in &waiters {
                         self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
+                    waiters.clear();
+                    self.waiters_scratch = waiters;
                 }
                 Instr::SetAffinity(mask) => {
                     let n_cpus = self.topology.n_cpus();
