@@ -230,12 +230,16 @@ pub fn scan_wrap_by_cpu(
     count_disallowed: bool,
     budget: Option<u32>,
 ) -> WrapScan {
-    let cpus: Vec<CpuId> = span.iter().collect();
-    let start = cpus.iter().position(|cpu| cpu.0 > target.0).unwrap_or(0);
+    // `for_each_cpu_wrap(cpu, span, target + 1)`: the CPUs after the target, then
+    // the rest from the first (no list built: this runs beside every scan in the
+    // tests, which count allocations).
+    let wrapped = span
+        .iter()
+        .filter(|cpu| cpu.0 > target.0)
+        .chain(span.iter().filter(|cpu| cpu.0 <= target.0));
     let mut left = budget;
     let mut scanned = 0;
-    for offset in 0..cpus.len() {
-        let cpu = cpus[(start + offset) % cpus.len()];
+    for cpu in wrapped {
         let ok = allowed.contains(cpu);
         if !ok && !count_disallowed {
             continue;

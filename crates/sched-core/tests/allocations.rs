@@ -70,8 +70,12 @@ fn allocations_per_event_stay_low_and_do_not_grow_with_the_machine() {
     let small = allocations_per_event("ryzen-7950x", 10);
     let large = allocations_per_event("zen4-2s128c", 16);
     eprintln!("allocations per event: 32 CPUs {small:.3}, 512 CPUs {large:.3}");
-    assert!(small < 1.0, "32 CPUs: {small} allocations per event");
-    assert!(large < 1.0, "512 CPUs: {large} allocations per event");
+    // A release build allocates only for the trace store's chunks (0.004 and 0.010
+    // on 2026-11-27); a test build (debug checks, opt-level 2, no whole-program
+    // LTO) makes 0.32 and 0.16, which the release build does not.
+    let limit = if cfg!(debug_assertions) { 0.5 } else { 0.05 };
+    assert!(small < limit, "32 CPUs: {small} allocations per event");
+    assert!(large < limit, "512 CPUs: {large} allocations per event");
 }
 
 /// The app keeps up to 192 snapshots of a run to go back in time: each must stay
