@@ -175,8 +175,7 @@ pub struct Simulator {
     /// `load_balance`'s buffer for the statistics of a domain's other groups.
     pub(crate) balance_groups: Vec<(usize, crate::baseline::groups::GroupStats)>,
     /// Buffers kept between uses, so that waking a channel's waiters allocates
-    /// nothing: the waiters of a `WakeAll` or a barrier, and finished `WakeEach`
-    /// walks.
+    /// nothing: the waiters of a `WakeAll`, and finished `WakeEach` walks.
     pub(crate) waiters_scratch: Vec<TaskId>,
     // Boxed: a walk moves between here and `Task::wake_walk` without reallocating.
     #[allow(clippy::vec_box)]

@@ -1,7 +1,7 @@
 //! The behaviour-program interpreter: what a task does while it is a CPU's current task.
 
 use super::*;
-use crate::behaviour::Instr;
+use crate::behaviour::{ChannelId, Instr};
 use crate::cpuset::CpuSet;
 use crate::task::{LoopFrame, TaskId, TaskState, WakeWalk};
 use crate::time::SimTime;
@@ -9,6 +9,48 @@ use crate::topology::CpuId;
 use crate::trace::{Reason, TraceKind};
 
 impl Simulator {
+    /// `WakeAll`: every waiter of the channel, in arrival order. This and the walk's
+    /// start and end are out of line: the interpreter's loop stays as small as it
+    /// was for the programs that use none of them (hackbench's).
+    #[inline(never)]
+    fn wake_all(&mut self, channel: ChannelId, cpu: CpuId, task_id: TaskId) {
+        let mut waiters = std::mem::take(&mut self.waiters_scratch);
+        waiters.extend(self.channels[channel.0 as usize].waiters.drain(..));
+        for &waiter in &waiters {
+            self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+        }
+        waiters.clear();
+        self.waiters_scratch = waiters;
+    }
+
+    /// A `WakeEach` walk is over: its box, its list empty, serves the next walk.
+    #[inline(never)]
+    fn end_wake_walk(&mut self, tidx: usize) {
+        if let Some(walk) = self.tasks[tidx].wake_walk.take() {
+            self.walk_pool.push(walk);
+        }
+    }
+
+    /// A `WakeEach` walk begins: the channel's waiters move into a walk from the
+    /// pool. False when nobody waits.
+    #[inline(never)]
+    fn start_wake_walk(&mut self, channel: ChannelId, tidx: usize) -> bool {
+        let waiters = &mut self.channels[channel.0 as usize].waiters;
+        if waiters.is_empty() {
+            return false;
+        }
+        let mut walk = self.walk_pool.pop().unwrap_or_else(|| {
+            Box::new(WakeWalk {
+                pending: Vec::new(),
+                started: self.now,
+            })
+        });
+        walk.pending.extend(waiters.drain(..));
+        walk.started = self.now;
+        self.tasks[tidx].wake_walk = Some(walk);
+        true
+    }
+
     /// Runs the task's program from its current position until it needs CPU time,
     /// sleeps, blocks or exits.
     pub(crate) fn advance_program(&mut self, task_id: TaskId, cpu: CpuId) {
@@ -74,41 +116,20 @@ impl Simulator {
                         }
                     }
                 }
-                Instr::WakeAll(channel) => {
-                    let mut waiters = std::mem::take(&mut self.waiters_scratch);
-                    waiters.extend(self.channels[channel.0 as usize].waiters.drain(..));
-                    for &waiter in &waiters {
-                        self.try_to_wake_up(waiter, cpu, Some(task_id), false);
-                    }
-                    waiters.clear();
-                    self.waiters_scratch = waiters;
-                }
+                Instr::WakeAll(channel) => self.wake_all(channel, cpu, task_id),
                 Instr::WakeEach(channel, each) => {
                     // schbench's xlist_wake_all(): splice the list once, take one
                     // timestamp, then one futex wake per waiter, newest first. The
                     // instruction runs again after each wake's syscall time until
                     // the walk is done.
-                    if self.tasks[tidx].wake_walk.is_none() {
-                        let waiters = &mut self.channels[channel.0 as usize].waiters;
-                        if waiters.is_empty() {
-                            continue;
-                        }
-                        let mut walk = self.walk_pool.pop().unwrap_or_else(|| {
-                            Box::new(WakeWalk {
-                                pending: Vec::new(),
-                                started: self.now,
-                            })
-                        });
-                        walk.pending.extend(waiters.drain(..));
-                        walk.started = self.now;
-                        self.tasks[tidx].wake_walk = Some(walk);
+                    if self.tasks[tidx].wake_walk.is_none() && !self.start_wake_walk(channel, tidx)
+                    {
+                        continue;
                     }
                     let walk = self.tasks[tidx].wake_walk.as_mut().expect("walk");
                     let started = walk.started;
                     let Some(waiter) = walk.pending.pop() else {
-                        // The walk's box, its list empty, serves the next walk.
-                        let walk = self.tasks[tidx].wake_walk.take().expect("walk");
-                        self.walk_pool.push(walk);
+                        self.end_wake_walk(tidx);
                         continue;
                     };
                     self.tasks[tidx].pc = pc;
@@ -137,18 +158,15 @@ impl Simulator {
                     let phase = (self.now - chan.last_release).as_ns();
                     chan.tokens = 0;
                     chan.last_release = self.now;
-                    let mut waiters = std::mem::take(&mut self.waiters_scratch);
-                    waiters.extend(chan.waiters.drain(..));
+                    let waiters: Vec<TaskId> = chan.waiters.drain(..).collect();
                     let group = self.tasks[tidx].group as usize;
                     if let Some(best) = self.workloads[group].best_phase_ns.get_mut(label as usize)
                     {
                         *best = Some(best.map_or(phase, |known| known.min(phase)));
                     }
-                    for &waiter in &waiters {
+                    for waiter in waiters {
                         self.try_to_wake_up(waiter, cpu, Some(task_id), false);
                     }
-                    waiters.clear();
-                    self.waiters_scratch = waiters;
                 }
                 Instr::SetAffinity(mask) => {
                     let n_cpus = self.topology.n_cpus();
