@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { exportFile, openApp, waitIdle } from './helpers';
+import { chooseScenario, exportFile, openApp, waitIdle } from './helpers';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -171,8 +171,7 @@ test('the timeline exports as SVG: every lane, the runs on screen, the axis', as
 });
 
 test('with the power model, the Frequency chart exports as SVG and PNG', async ({ page }) => {
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('turbo-bench-power9-pack');
-  await waitIdle(page);
+  await chooseScenario(page, 'turbo-bench-power9-pack');
   await page.getByRole('button', { name: 'Step' }).click();
   await waitIdle(page);
   const svg = await exportFile(page, 'Frequency chart (SVG)');
@@ -183,8 +182,7 @@ test('with the power model, the Frequency chart exports as SVG and PNG', async (
   const png = await exportFile(page, 'Frequency chart (PNG)');
   expect(pngSize(png.bytes).width).toBeGreaterThan(300);
   // Without the power model there is no chart to export.
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('teaching-small');
-  await waitIdle(page);
+  await chooseScenario(page, 'teaching-small');
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   await expect(page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: 'Frequency chart (SVG)' })).toHaveCount(0);
 });

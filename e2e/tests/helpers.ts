@@ -46,6 +46,12 @@ export async function openApp(page: Page): Promise<void> {
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
 }
 
+/** Picks a shipped scenario in the toolbar and waits until it is loaded and idle. */
+export async function chooseScenario(page: Page, name: string): Promise<void> {
+  await page.getByRole('combobox', { name: 'Scenario' }).selectOption(name);
+  await waitIdle(page);
+}
+
 /** The pid each CPU is running, as the machine view shows it. */
 export async function cpuPids(page: Page): Promise<string[]> {
   return page.locator('svg[data-testid="machine"] g.cpu').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-pid') ?? ''));

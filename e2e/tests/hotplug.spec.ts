@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('CPUs taken offline by hotplug are drawn as offline, not idle, and come back', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('numa-affinity-hotplug');
-  await waitIdle(page);
+  await chooseScenario(page, 'numa-affinity-hotplug');
   const machine = page.locator('svg[data-testid="machine"]');
   const offline = machine.locator('g.cpu[data-offline="true"]');
   await expect(offline).toHaveCount(0);

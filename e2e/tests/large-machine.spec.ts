@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { exportFile, openApp, waitIdle } from './helpers';
+import { chooseScenario, exportFile, openApp, waitIdle } from './helpers';
 
 test('a large machine paints its CPUs on a canvas that still answers clicks and hovers', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('kcompile-milan');
-  await waitIdle(page);
+  await chooseScenario(page, 'kcompile-milan');
   const machine = page.locator('svg[data-testid="machine"]');
   // 72 CPUs: no SVG cell elements, one canvas holding all 72 cells.
   const cells = machine.locator('foreignObject.cells');

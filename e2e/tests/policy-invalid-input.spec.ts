@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { eventCount, openApp, waitIdle } from './helpers';
+import { chooseScenario, eventCount, openApp, waitIdle } from './helpers';
 
 test('an invalid shard_size is explained inline, the text is kept, and the last good run still plays', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('shared-runq-schbench-pipe-skylake');
-  await waitIdle(page);
+  await chooseScenario(page, 'shared-runq-schbench-pipe-skylake');
   const policy = page.getByRole('region', { name: 'Policy' });
   const lanes = page.locator('svg[data-testid="machine"] g.lane');
   const shardSize = policy.getByRole('textbox', { name: 'shared_runq.shard_size' });

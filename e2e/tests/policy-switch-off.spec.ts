@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lock and lists the change', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('shared-runq-schbench-pipe-skylake');
-  await waitIdle(page);
+  await chooseScenario(page, 'shared-runq-schbench-pipe-skylake');
   const policy = page.getByRole('region', { name: 'Policy' });
   const lockStat = page.getByRole('region', { name: 'Lock stat' });
   const shardRow = lockStat.locator('tr.lock-class[data-class="&shard->lock"]');

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('typed scenario text is kept across a reload, even when it is not valid JSON', async ({ page }) => {
   await openApp(page);
@@ -25,8 +25,7 @@ test('typed scenario text is kept across a reload, even when it is not valid JSO
 
 test('the scenario, the policy overrides and the speed are kept; a share link wins over them', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('hackbench-7950x');
-  await waitIdle(page);
+  await chooseScenario(page, 'hackbench-7950x');
   const policy = page.getByRole('region', { name: 'Policy' });
   await policy.getByRole('checkbox', { name: 'wake_affine.enabled' }).click();
   await waitIdle(page);

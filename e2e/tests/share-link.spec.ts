@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
@@ -24,8 +24,7 @@ async function playALittle(page: Page) {
 
 test('a share link reopens the scenario, the changed policy setting, the speed and the simulated time', async ({ page, browser }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('hackbench-7950x');
-  await waitIdle(page);
+  await chooseScenario(page, 'hackbench-7950x');
   const policy = page.getByRole('region', { name: 'Policy' });
   // A controlled switch: it turns off once the re-run with it has loaded.
   await policy.getByRole('checkbox', { name: 'wake_affine.enabled' }).click();

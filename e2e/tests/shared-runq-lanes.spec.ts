@@ -1,10 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shard->lock with its call sites', async ({ page }) => {
   await openApp(page);
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('shared-runq-schbench-pipe-skylake');
-  await waitIdle(page);
+  await chooseScenario(page, 'shared-runq-schbench-pipe-skylake');
   const machine = page.locator('svg[data-testid="machine"]');
   // 36 CPUs in one LLC with shards of 6 CPUs: six lanes.
   const lanes = machine.locator('g.lane');

@@ -1,13 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('STREAM reads its MB/s per kernel, as `schedlab run --json` does', async ({ page }) => {
   await openApp(page);
   const counters = page.getByRole('region', { name: 'Run so far' });
   await expect(counters.getByTestId('throughput')).toHaveText([/ requests\/s$/]);
 
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('stream8-pinned-zen3');
-  await waitIdle(page);
+  await chooseScenario(page, 'stream8-pinned-zen3');
   const figures = counters.getByTestId('throughput');
   await expect(figures).toHaveCount(4);
   await expect(counters.getByText('STREAM Copy (best)')).toBeVisible();

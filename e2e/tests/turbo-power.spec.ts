@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('TurboSched on POWER9 with the power model: socket frequency and power against the budget, deep-idle cores, the Frequency chart', async ({ page }) => {
   await openApp(page);
@@ -9,8 +9,7 @@ test('TurboSched on POWER9 with the power model: socket frequency and power agai
   await expect(machine.locator('g.socket-power')).toHaveCount(0);
   await expect(page.getByTestId('frequency-chart')).toHaveCount(0);
 
-  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('turbo-bench-power9-pack');
-  await waitIdle(page);
+  await chooseScenario(page, 'turbo-bench-power9-pack');
   // turbo_bench reports operations per second, not wakeup latency: the latency table says so.
   await expect(page.getByTestId('latency-unmeasured')).toContainText('do not measure wakeup latency');
   // The legend names the platform's idle states, and the jitter mark.
