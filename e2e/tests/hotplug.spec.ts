@@ -8,8 +8,9 @@ test('CPUs taken offline by hotplug are drawn as offline, not idle, and come bac
   const offline = machine.locator('g.cpu[data-offline="true"]');
   await expect(offline).toHaveCount(0);
   await expect(page.getByTestId('offline-legend')).toHaveCount(0);
-  // CPUs 4-7 go offline at 1 ms and come back at 50 ms.
-  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
+  // CPUs 4-7 go offline at 1 ms and come back at 50 ms: at 1/100x that is 5 s of
+  // play, time enough to pause in between on a loaded machine.
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/100×' });
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(offline).toHaveCount(4);
   await page.getByRole('button', { name: 'Pause' }).click();
