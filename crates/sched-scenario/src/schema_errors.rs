@@ -26,28 +26,10 @@ pub fn validate(schema: &Value, instance: &Value) -> Vec<ScenarioError> {
     out
 }
 
-/// Every field name the scenario schema knows, anywhere.
+/// Every field name the scenario schema knows, anywhere (in alphabetical order).
 fn field_names() -> &'static [String] {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| {
-        fn visit(node: &Value, names: &mut std::collections::BTreeSet<String>) {
-            match node {
-                Value::Object(map) => {
-                    for (key, child) in map {
-                        if let (true, Value::Object(properties)) = (key == "properties", child) {
-                            names.extend(properties.keys().cloned());
-                        }
-                        visit(child, names);
-                    }
-                }
-                Value::Array(items) => items.iter().for_each(|item| visit(item, names)),
-                _ => {}
-            }
-        }
-        let mut names = std::collections::BTreeSet::new();
-        visit(&crate::schema_value(), &mut names);
-        names.into_iter().collect()
-    })
+    NAMES.get_or_init(|| field_places().keys().cloned().collect())
 }
 
 /// The fields of the object whose `additionalProperties` refused a field: the

@@ -154,23 +154,6 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
   }
 }
 
-/** Every field name the schema knows, anywhere in a scenario. */
-const FIELD_NAMES: readonly string[] = (() => {
-  const names = new Set<string>();
-  const visit = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(visit);
-    else if (node !== null && typeof node === 'object') {
-      for (const [key, child] of Object.entries(node)) {
-        if (key === 'properties' && child !== null && typeof child === 'object') Object.keys(child).forEach((name) => names.add(name));
-        visit(child);
-      }
-    }
-  };
-  visit(schema);
-  // Alphabetical, so that of two as close, the first is taken, as the CLI takes it.
-  return [...names].sort();
-})();
-
 /**
  * Where in a scenario each field name is known: the paths of the objects whose
  * schema lists it (`[]` the top level, `['policy', 'shared_runq']`; an array's items
@@ -208,6 +191,12 @@ const FIELD_PLACES: ReadonlyMap<string, readonly (readonly string[])[]> = (() =>
   visit(schema, [], []);
   return places;
 })();
+
+/**
+ * Every field name the schema knows, anywhere in a scenario: alphabetical, so that
+ * of two as close, the first is taken, as the CLI takes it.
+ */
+const FIELD_NAMES: readonly string[] = [...FIELD_PLACES.keys()].sort();
 
 /**
  * Where a field put in the wrong object belongs: of the places the schema knows
