@@ -156,17 +156,12 @@ impl crate::engine::Simulator {
         if self.cpus[cpu.0 as usize].deferred_timers.is_empty() {
             return;
         }
-        let mut deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
+        let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
         for &task in &deferred {
             let now = self.now();
             self.queue_timer_wake(task, now);
         }
-        // The buffer goes back (no allocation per exit from idle), unless a timer was
-        // deferred meanwhile.
-        deferred.clear();
-        let list = &mut self.cpus[cpu.0 as usize].deferred_timers;
-        if list.is_empty() {
-            *list = deferred;
-        }
+        // No allocation per exit from idle.
+        crate::engine::give_back(&mut self.cpus[cpu.0 as usize].deferred_timers, deferred);
     }
 }

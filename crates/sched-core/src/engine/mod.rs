@@ -133,6 +133,15 @@ pub struct CpuState {
     pub deferred_timers: Vec<TaskId>,
 }
 
+/// Puts a buffer taken with `mem::take` back in `slot`, emptied, so its allocation
+/// serves the next use; if `slot` was filled again meanwhile, that is kept instead.
+pub(crate) fn give_back<T>(slot: &mut Vec<T>, mut buffer: Vec<T>) {
+    buffer.clear();
+    if slot.is_empty() {
+        *slot = buffer;
+    }
+}
+
 /// The outcome of one call to [`Simulator::step`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepOutcome {

@@ -19,8 +19,7 @@ impl Simulator {
         for &waiter in &waiters {
             self.try_to_wake_up(waiter, cpu, Some(task_id), false);
         }
-        waiters.clear();
-        self.waiters_scratch = waiters;
+        super::give_back(&mut self.waiters_scratch, waiters);
     }
 
     /// A `WakeEach` walk is over: its box, its list empty, serves the next walk.

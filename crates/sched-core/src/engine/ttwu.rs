@@ -208,7 +208,7 @@ impl Simulator {
         if self.cpus[cpu.0 as usize].wake_list.is_empty() {
             return;
         }
-        let mut pending = std::mem::take(&mut self.cpus[cpu.0 as usize].wake_list);
+        let pending = std::mem::take(&mut self.cpus[cpu.0 as usize].wake_list);
         self.lock_rq(cpu, cpu, "sched_ttwu_pending");
         for &(task_id, migrated) in &pending {
             debug_assert_eq!(self.tasks[task_id.0 as usize].state, TaskState::Waking(cpu));
@@ -216,13 +216,8 @@ impl Simulator {
                 self.check_preempt_curr(cpu, task_id);
             }
         }
-        // The list's buffer goes back for the next wakeups (no allocation per exit
-        // from idle), unless one was queued meanwhile.
-        pending.clear();
-        let list = &mut self.cpus[cpu.0 as usize].wake_list;
-        if list.is_empty() {
-            *list = pending;
-        }
+        // No allocation per exit from idle.
+        super::give_back(&mut self.cpus[cpu.0 as usize].wake_list, pending);
         self.touch(cpu);
     }
 
