@@ -242,6 +242,13 @@ pub struct Features {
     pub numa_balance_rule: NumaBalanceRule,
     /// A busy CPU balances `busy_factor` times less often (32 before 5.10, then 16).
     pub busy_factor: u32,
+    /// A busy CPU's balance interval is one jiffy shorter, so the levels' periods are
+    /// not multiples of each other (`get_sd_balance_interval()`, 5.10+).
+    pub busy_interval_minus_one: bool,
+    /// The balancer passes over per-CPU kernel threads before its affinity test
+    /// (`can_migrate_task()`'s `kthread_is_per_cpu()`, 5.11+): they neither mark a
+    /// balance `LBF_SOME_PINNED` nor count as pinned tasks it looked at.
+    pub lb_ignores_pcpu_kthreads: bool,
     pub newidle_gate: NewidleGate,
     /// Queue a wakeup on another LLC's CPU to that CPU's wake list, which then takes
     /// its own runqueue lock (`ttwu_queue_wakelist`); 5.8+ also for an idle target.
@@ -316,6 +323,8 @@ impl Features {
                 NumaBalanceRule::None
             },
             busy_factor: if at_least(5, 10) { 16 } else { 32 },
+            busy_interval_minus_one: at_least(5, 10),
+            lb_ignores_pcpu_kthreads: at_least(5, 11),
             newidle_gate: if at_least(5, 16) {
                 NewidleGate::MaxNewidleLbCost
             } else {
@@ -384,6 +393,14 @@ pub struct FeaturesSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 256))]
     pub busy_factor: Option<u32>,
+    /// A busy CPU's balance interval is one jiffy shorter (5.10+), so the levels'
+    /// periods are not multiples of each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_interval_minus_one: Option<bool>,
+    /// The balancer passes over per-CPU kernel threads before its affinity test
+    /// (5.11+), so they do not mark the balance as held back by affinity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lb_ignores_pcpu_kthreads: Option<bool>,
     /// What gates newidle balance: "migration_cost" (before 5.16) or "max_newidle_lb_cost".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newidle_gate: Option<NewidleGate>,
@@ -425,6 +442,8 @@ impl FeaturesSpec {
             load_balance,
             numa_balance_rule,
             busy_factor,
+            busy_interval_minus_one,
+            lb_ignores_pcpu_kthreads,
             newidle_gate,
             ttwu_queue,
             ttwu_queue_idle
@@ -538,6 +557,7 @@ mod tests {
         assert_eq!(v46.select_idle_sibling, SisVariant::Groups);
         assert_eq!(v46.wake_affine, WakeAffineVariant::Load);
         assert_eq!(v46.busy_factor, 32);
+        assert!(!v46.busy_interval_minus_one && !v46.lb_ignores_pcpu_kthreads);
         assert!(!v46.sis_util && !v46.sis_prop && !v46.recent_used_cpu);
         let v52 = Features::of(KernelVersion::new(5, 2));
         assert!(v52.sis_prop && v52.recent_used_cpu);
@@ -552,6 +572,7 @@ mod tests {
         assert_eq!(v60.numa_fork_rule, NumaForkRule::AffinityAware);
         assert!(v60.sis_util && !v60.sis_prop);
         assert_eq!(v60.busy_factor, 16);
+        assert!(v60.busy_interval_minus_one && v60.lb_ignores_pcpu_kthreads);
     }
 
     #[test]

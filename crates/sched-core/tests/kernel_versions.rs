@@ -56,7 +56,7 @@ fn the_4_6_wakeup_path_stacks_workers_once_the_machine_is_full_and_6_5_does_not(
 
 /// Cross-node migrations of 8 STREAM threads pinned to every 16th CPU of 2-socket
 /// Zen3, over 40 passes (about 0.6 s: long enough for the NUMA level's periodic
-/// balance, whose interval is its span in ms, 256 here).
+/// balance, whose interval is at least its span in ms, 256 here).
 fn pinned_stream(kernel: &str, seed: u64) -> (u64, f64) {
     let stream = WorkloadSpec::Stream(StreamSpec {
         threads: 8,

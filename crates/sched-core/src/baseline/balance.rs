@@ -7,14 +7,19 @@
 //!   `sysctl_sched_migration_cost`; from 5.16 against the lowest domain's
 //!   `max_newidle_lb_cost`. Both stop climbing domains once the cost so far plus a
 //!   domain's `max_newidle_lb_cost` exceeds `avg_idle`.
-//! - `busy_factor`: 32 before 5.10, then 16.
+//! - `busy_factor`: 32 before 5.10, then 16; from 5.10 a busy CPU's interval is
+//!   also one tick shorter (`get_sd_balance_interval()`).
+//! - from 5.11 `can_migrate_task()` passes over per-CPU kthreads (the machine's
+//!   kworkers) before its affinity test.
 //! - the imbalance ([`LoadBalanceVariant`]): before 5.5 by load against the domain
 //!   average (`calculate_imbalance`, `fix_small_imbalance`); from 5.5 by migration
 //!   type (tasks while the local group has spare capacity, load once busy).
 //! - the NUMA rule (`adjust_numa_imbalance`, [`NumaBalanceRule`]).
 //!
 //! Every version: `should_we_balance()` lets only the first idle CPU of a group (else
-//! its first CPU) balance a domain periodically; `can_migrate_task()` refuses tasks
+//! its first CPU) balance a domain periodically; each CPU's `sd->balance_interval`
+//! doubles after a periodic balance that had nothing to do, up to `max_interval`,
+//! and falls back to `min_interval` when a balance finds an imbalance; `can_migrate_task()` refuses tasks
 //! that may not run here, that run, or that are cache-hot (`task_hot`) until
 //! periodic balancing has failed more than `cache_nice_tries` times; newidle
 //! failures do not count. A balance that fell short because tasks may not run on
@@ -37,6 +42,10 @@ use crate::time::SimTime;
 use crate::topology::CpuId;
 use crate::trace::Reason;
 
+/// `MAX_PINNED_INTERVAL` (ms): how far a domain's interval may back off when every
+/// task the balancer looked at was pinned elsewhere.
+const MAX_PINNED_INTERVAL_MS: u64 = 512;
+
 /// `enum cpu_idle_type`: why a balance runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdleType {
@@ -53,6 +62,8 @@ struct Detached {
     moved: u32,
     /// Some task could not move here because of its affinity (`LBF_SOME_PINNED`).
     some_pinned: bool,
+    /// No task looked at may run here (`LBF_ALL_PINNED` still set).
+    all_pinned: bool,
     /// Imbalance was left over (`env.imbalance > 0`).
     short: bool,
 }
@@ -141,14 +152,8 @@ impl Simulator {
         let n_domains = self.domains.of(cpu).len();
         let mut softirq = false;
         for level in 0..n_domains {
-            let sd = &self.domains.of(cpu)[level];
-            // Simplified: no `sd->balance_interval` backoff to `max_interval` after a
-            // balanced pass (docs/MODEL-STATUS.md).
-            let mut interval_ms = sd.min_interval_ms.max(1);
-            if !idle {
-                interval_ms *= self.features.busy_factor as u64;
-            }
-            let due = self.cpus[cpu_idx].last_balance[level] + SimTime::from_ms(interval_ms);
+            let due = self.cpus[cpu_idx].last_balance[level]
+                + self.sd_balance_interval(cpu_idx, level, !idle);
             if self.now() < due {
                 continue;
             }
@@ -160,7 +165,9 @@ impl Simulator {
             let sd = &self.domains.of(cpu)[level];
             self.cpus[cpu_idx].last_balance[level] = self.now();
             if !self.should_we_balance(cpu, sd) {
-                // Another CPU of the group balances this domain, and the ones above.
+                // Another CPU of the group balances this domain, and the ones above;
+                // in the kernel this is `load_balance()` going to `out_balanced`.
+                self.out_balanced(cpu, level, idle_type, false);
                 break;
             }
             let cost =
@@ -170,6 +177,50 @@ impl Simulator {
                 // An idle CPU that pulled work stops balancing higher levels for now.
                 break;
             }
+        }
+    }
+
+    /// `get_sd_balance_interval()`: the domain's `balance_interval`, `busy_factor`
+    /// times longer on a busy CPU, in whole ticks (`msecs_to_jiffies()` rounds up),
+    /// a tick shorter when busy (5.10+), and between one tick and
+    /// `max_load_balance_interval` (`HZ * num_online_cpus() / 10`).
+    pub(crate) fn sd_balance_interval(&self, cpu_idx: usize, level: usize, busy: bool) -> SimTime {
+        let hz = self.knobs.hz as u64;
+        let mut interval_ms = self.cpus[cpu_idx].balance_interval_ms[level];
+        if busy {
+            interval_ms *= self.features.busy_factor as u64;
+        }
+        let mut jiffies = (interval_ms * hz).div_ceil(1000);
+        if busy && self.features.busy_interval_minus_one {
+            jiffies = jiffies.saturating_sub(1);
+        }
+        let max_jiffies = (hz * self.online.len() as u64 / 10).max(1);
+        SimTime(jiffies.clamp(1, max_jiffies) * self.knobs.tick_ns())
+    }
+
+    /// `load_balance()`'s `out_balanced` / `out_all_pinned`: nothing moved because
+    /// nothing needed to, or because every task looked at was pinned elsewhere. The
+    /// failure count resets; unless all were pinned, the parent's group is no longer
+    /// imbalanced (other tasks had their chance to fix it); and a periodic balance
+    /// backs off, doubling `balance_interval` up to `max_interval` (2x the span's
+    /// weight), or up to `MAX_PINNED_INTERVAL` when all were pinned. A newidle
+    /// balance does not back off: it ignores intervals and would climb too fast.
+    fn out_balanced(&mut self, this_cpu: CpuId, level: usize, idle: IdleType, all_pinned: bool) {
+        let this_idx = this_cpu.0 as usize;
+        if !all_pinned && !self.sg_imbalance.is_empty() {
+            // (No group is marked unless affinity got in the way: skip the lookup.)
+            if let Some(key) = self.parent_group_key(this_cpu, level) {
+                self.sg_imbalance.remove(&key);
+            }
+        }
+        self.cpus[this_idx].balance_failed[level] = 0;
+        if idle == IdleType::NewlyIdle {
+            return;
+        }
+        let max_interval_ms = self.domains.of(this_cpu)[level].max_interval_ms;
+        let interval = &mut self.cpus[this_idx].balance_interval_ms[level];
+        if (all_pinned && *interval < MAX_PINNED_INTERVAL_MS) || *interval < max_interval_ms {
+            *interval *= 2;
         }
     }
 
@@ -201,6 +252,30 @@ impl Simulator {
             }
             self.rebalance_domains(cpu, true);
         }
+    }
+
+    /// `can_migrate_task()` for tests: whether `task` may move from `src` to
+    /// `this_cpu`, and the `LBF_SOME_PINNED` / `LBF_ALL_PINNED` flags after it.
+    #[cfg(test)]
+    pub(crate) fn may_detach_for_test(
+        &self,
+        task: TaskId,
+        src: CpuId,
+        this_cpu: CpuId,
+    ) -> (bool, bool, bool) {
+        let (mut some_pinned, mut all_pinned) = (false, true);
+        let may = self
+            .may_detach(
+                task,
+                src,
+                this_cpu,
+                true,
+                Imbalance::Tasks(1),
+                &mut some_pinned,
+                &mut all_pinned,
+            )
+            .is_some();
+        (may, some_pinned, all_pinned)
     }
 
     /// One `load_balance()` for tests: newidle or periodic from a busy CPU.
@@ -248,16 +323,7 @@ impl Simulator {
         };
         self.balance_groups = others;
         let Some((busiest_idx, imbalance)) = found else {
-            // Balanced (`out_balanced`): the kernel resets the failure count, and
-            // the parent's group is no longer imbalanced: other tasks had their
-            // chance to fix it.
-            self.cpus[this_idx].balance_failed[level] = 0;
-            // (No group is marked unless affinity got in the way: skip the lookup.)
-            if !self.sg_imbalance.is_empty() {
-                if let Some(key) = self.parent_group_key(this_cpu, level) {
-                    self.sg_imbalance.remove(&key);
-                }
-            }
+            self.out_balanced(this_cpu, level, idle, false);
             return false;
         };
         let group = &sd.groups[busiest_idx];
@@ -272,12 +338,14 @@ impl Simulator {
             (key, std::cmp::Reverse(cpu.0))
         });
         let Some(src) = src else {
+            self.out_balanced(this_cpu, level, idle, false);
             return false;
         };
         let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
         let Detached {
             moved,
             some_pinned,
+            all_pinned,
             short,
         } = self.detach_and_attach(
             this_cpu,
@@ -296,13 +364,22 @@ impl Simulator {
                 self.sg_imbalance.insert(key);
             }
         }
-        let counter = &mut self.cpus[this_idx].balance_failed[level];
+        if moved == 0 && all_pinned {
+            // Simplified: the kernel first retries the group's other runqueues
+            // (`LBF_ALL_PINNED` → `redo`); the model goes to `out_all_pinned`.
+            self.out_balanced(this_cpu, level, idle, true);
+            return false;
+        }
+        let state = &mut self.cpus[this_idx];
         if moved > 0 {
-            *counter = 0;
+            state.balance_failed[level] = 0;
         } else if idle != IdleType::NewlyIdle {
             // Only periodic balancing counts failures (`nr_balance_failed`).
-            *counter += 1;
+            state.balance_failed[level] += 1;
         }
+        // "We were unbalanced, so reset the balancing interval" (no active balance
+        // in the model, so always).
+        state.balance_interval_ms[level] = self.domains.of(this_cpu)[level].min_interval_ms;
         moved > 0
     }
 
@@ -327,6 +404,7 @@ impl Simulator {
         let loop_max = (self.knobs.sched_nr_migrate).min(self.rqs[src.0 as usize].nr_running);
         let mut moved = 0u32;
         let mut some_pinned = false;
+        let mut all_pinned = true;
         let mut left = imbalance;
         let mut looked = 0u32;
         while looked < loop_max {
@@ -341,9 +419,15 @@ impl Simulator {
                 break;
             };
             looked += 1;
-            let Some(after) =
-                self.may_detach(task_id, src, this_cpu, may_move_hot, left, &mut some_pinned)
-            else {
+            let Some(after) = self.may_detach(
+                task_id,
+                src,
+                this_cpu,
+                may_move_hot,
+                left,
+                &mut some_pinned,
+                &mut all_pinned,
+            ) else {
                 self.cfs_tasks.move_to_front(src.0, task_id);
                 continue;
             };
@@ -364,13 +448,17 @@ impl Simulator {
         Detached {
             moved,
             some_pinned,
+            all_pinned,
             short,
         }
     }
 
     /// `can_migrate_task()` and `detach_tasks()`'s load test: whether the balancer
     /// may take this task from `src` to `this_cpu` now, and if so the imbalance left
-    /// once it has.
+    /// once it has. In the kernel's order: per-CPU kthreads are passed over first
+    /// (5.11+), then affinity is tested, so a task that may run here clears
+    /// `all_pinned` even when it is running or cache-hot.
+    #[allow(clippy::too_many_arguments)]
     fn may_detach(
         &self,
         task_id: TaskId,
@@ -379,15 +467,22 @@ impl Simulator {
         may_move_hot: bool,
         left: Imbalance,
         some_pinned: &mut bool,
+        all_pinned: &mut bool,
     ) -> Option<Imbalance> {
         let task = &self.tasks[task_id.0 as usize];
-        if task.state != TaskState::Queued(src) {
-            // Running (task_on_cpu()).
+        if self.features.lb_ignores_pcpu_kthreads && self.workloads[task.group as usize].background
+        {
+            // kthread_is_per_cpu(): "they are where they need to be".
             return None;
         }
         if !task.affinity.contains(this_cpu) {
             // LBF_SOME_PINNED.
             *some_pinned = true;
+            return None;
+        }
+        *all_pinned = false;
+        if task.state != TaskState::Queued(src) {
+            // Running (task_on_cpu()).
             return None;
         }
         if !may_move_hot && self.task_hot(task_id, this_cpu) {

@@ -178,6 +178,93 @@ fn newidle_failures_do_not_count_towards_nr_balance_failed() {
 }
 
 #[test]
+fn the_balance_interval_backs_off_when_balanced_and_resets_on_an_imbalance() {
+    // Eight hogs on eight CPUs: every periodic balance finds nothing to do.
+    let mut sim = hogs_on_teaching_small(8);
+    sim.run_until(SimTime::from_ms(400));
+    let cpu = CpuId(0);
+    let smt = 0;
+    let min = sim.domains.of(cpu)[smt].min_interval_ms;
+    assert_eq!(min, 2, "an SMT domain spans two CPUs");
+    assert_eq!(
+        sim.cpus[0].balance_interval_ms[smt],
+        2 * min,
+        "400 ms of balanced passes backed it off"
+    );
+    sim.cpus[0].balance_interval_ms[smt] = min;
+    // get_sd_balance_interval() at HZ=250 on 6.5: 2 ms idle is one 4 ms tick;
+    // busy, 2 x 16 = 32 ms is 8 ticks, less one.
+    assert_eq!(sim.sd_balance_interval(0, smt, false), SimTime::from_ms(4));
+    assert_eq!(sim.sd_balance_interval(0, smt, true), SimTime::from_ms(28));
+    assert!(!sim.load_balance_for_test(cpu, smt, true));
+    assert_eq!(
+        sim.cpus[0].balance_interval_ms[smt], min,
+        "newidle keeps it"
+    );
+    assert!(!sim.load_balance_for_test(cpu, smt, false));
+    assert_eq!(sim.cpus[0].balance_interval_ms[smt], 2 * min, "doubled");
+    assert!(!sim.load_balance_for_test(cpu, smt, false));
+    assert_eq!(
+        sim.cpus[0].balance_interval_ms[smt],
+        2 * min,
+        "max_interval"
+    );
+    assert_eq!(sim.sd_balance_interval(0, smt, true), SimTime::from_ms(60));
+
+    // Nine hogs: a balance that finds the imbalance, even one that moves nothing
+    // (the waiting hog is cache-hot), puts the interval back to its minimum.
+    let mut sim = hogs_on_teaching_small(9);
+    sim.run_until(SimTime::from_ms(400));
+    let src = (0..8)
+        .map(CpuId)
+        .find(|cpu| sim.rqs[cpu.0 as usize].nr_running == 2)
+        .expect("one CPU runs two hogs");
+    let this_cpu = sim.topology.llc_cpus[sim.topology.llc_of(src).0 as usize]
+        .iter()
+        .find(|cpu| sim.topology.core_of(*cpu) != sim.topology.core_of(src))
+        .expect("the LLC has another core");
+    let (_, waiting) = sim.rqs[src.0 as usize].leftmost().expect("a hog waits");
+    let mc = 1;
+    let now = sim.now();
+    sim.tasks[waiting.0 as usize].exec_start = Some(now);
+    let state = &mut sim.cpus[this_cpu.0 as usize];
+    state.balance_failed[mc] = 0;
+    let mc_min = sim.domains.of(this_cpu)[mc].min_interval_ms;
+    sim.cpus[this_cpu.0 as usize].balance_interval_ms[mc] = 2 * mc_min;
+    assert!(!sim.load_balance_for_test(this_cpu, mc, false));
+    assert_eq!(sim.cpus[this_cpu.0 as usize].balance_failed[mc], 1);
+    assert_eq!(
+        sim.cpus[this_cpu.0 as usize].balance_interval_ms[mc],
+        mc_min
+    );
+}
+
+#[test]
+fn from_5_11_the_balancer_passes_over_per_cpu_kworkers_before_its_affinity_test() {
+    let mut scenario = teaching_small_with(8, 1_000.0, None);
+    scenario.background.enabled = true;
+    let kworker_of_0 = |sim: &Simulator| {
+        let idx = sim
+            .tasks
+            .iter()
+            .position(|task| task.comm == "kworker/0")
+            .expect("CPU 0 has its kworker");
+        crate::task::TaskId(idx as u32)
+    };
+    for (kernel, ignored) in [("5.10", false), ("5.11", true), ("6.5", true)] {
+        scenario.kernel = Some(kernel.into());
+        let sim = Simulator::new(&scenario).expect("a valid scenario");
+        assert_eq!(sim.features.lb_ignores_pcpu_kthreads, ignored, "{kernel}");
+        let (may, some_pinned, all_pinned) =
+            sim.may_detach_for_test(kworker_of_0(&sim), CpuId(0), CpuId(1));
+        assert!(!may, "{kernel}: a kworker never moves");
+        // Before 5.11 its affinity marks the balance; from 5.11 it is not looked at.
+        assert_eq!(some_pinned, !ignored, "{kernel}");
+        assert!(all_pinned, "{kernel}");
+    }
+}
+
+#[test]
 fn avg_idle_is_capped_at_twice_the_costliest_idle_balance() {
     // HHVM's migration cost of 0: the cap is twice the newidle balance cost seen,
     // not a fixed millisecond.

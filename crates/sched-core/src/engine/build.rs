@@ -225,6 +225,10 @@ impl Simulator {
                     avg_idle_ns: 2 * knobs.sched_migration_cost_ns,
                     speed_permille: costs.frequency_permille,
                     last_balance: vec![SimTime::ZERO; levels],
+                    balance_interval_ms: domains.per_cpu[cpu_idx]
+                        .iter()
+                        .map(|sd| sd.min_interval_ms)
+                        .collect(),
                     balance_failed: vec![0; levels],
                     max_newidle_lb_cost: vec![0; levels],
                     counted_idle: true,

@@ -157,6 +157,11 @@ impl Simulator {
         for (cpu_idx, state) in self.cpus.iter_mut().enumerate() {
             let levels = self.domains.per_cpu[cpu_idx].len();
             state.last_balance.resize(levels, SimTime::ZERO);
+            // New domains start at their `min_interval` (`sd_init()`).
+            state.balance_interval_ms = self.domains.per_cpu[cpu_idx]
+                .iter()
+                .map(|sd| sd.min_interval_ms)
+                .collect();
             state.balance_failed.resize(levels, 0);
             state.max_newidle_lb_cost.resize(levels, 0);
         }

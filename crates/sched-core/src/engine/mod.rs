@@ -116,9 +116,11 @@ pub struct CpuState {
     /// not yet in `busy_ns`.
     pub idle_work_from: Option<SimTime>,
     pub idle_work_until: SimTime,
-    /// Per domain level: last periodic balance, failed attempts, and the most a
-    /// newidle balance has cost (`max_newidle_lb_cost`).
+    /// Per domain level: last periodic balance, its interval now (`balance_interval`,
+    /// ms), failed attempts, and the most a newidle balance has cost
+    /// (`max_newidle_lb_cost`).
     pub last_balance: Vec<SimTime>,
+    pub balance_interval_ms: Vec<u64>,
     pub balance_failed: Vec<u32>,
     pub max_newidle_lb_cost: Vec<u64>,
     /// The running task is in a memory-bound run (it shares memory bandwidth).
