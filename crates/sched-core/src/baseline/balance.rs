@@ -29,8 +29,10 @@
 //! (5.5+). Simplifications: loads are instantaneous runqueue weights;
 //! `migrate_util` moves one task; no active balance, no misfit or
 //! asymmetric-capacity types; no retry with another destination CPU of the group
-//! (`LBF_DST_PINNED`) or another source runqueue (`LBF_ALL_PINNED`); the pre-5.5
-//! load variant sets and clears the flag but does not read it (`group_imb`).
+//! (`LBF_DST_PINNED`); a source runqueue whose tasks are all pinned elsewhere
+//! (`LBF_ALL_PINNED`) is passed for the next of the same busiest group, where the
+//! kernel recomputes the statistics without it; the pre-5.5 load variant sets and
+//! clears the flag but does not read it (`group_imb`).
 
 use crate::baseline::fork::NUMA_IMBALANCE_MIN;
 use crate::baseline::groups::{GroupStats, GroupType};
@@ -326,50 +328,62 @@ impl Simulator {
             self.out_balanced(this_cpu, level, idle, false);
             return false;
         };
-        let group = &sd.groups[busiest_idx];
-        // find_busiest_queue(): by load for a load imbalance, else by task count;
-        // only a runqueue with a task waiting can give one up.
-        let src = group.iter_and(&self.overloaded).max_by_key(|cpu| {
-            let rq = &self.rqs[cpu.0 as usize];
-            let key = match imbalance {
-                Imbalance::Load(_) => self.cfs_load(*cpu),
-                Imbalance::Tasks(_) => rq.nr_running as u64,
+        // Runqueues whose every task was pinned elsewhere (`LBF_ALL_PINNED`): the
+        // kernel drops each from `env->cpus` and tries again (`redo`). Simplified: the
+        // next runqueue of the same busiest group, its statistics not recomputed
+        // without the dropped ones.
+        let mut all_pinned_rqs: Vec<CpuId> = Vec::new();
+        let moved = loop {
+            let sd = &self.domains.of(this_cpu)[level];
+            let group = &sd.groups[busiest_idx];
+            // find_busiest_queue(): by load for a load imbalance, else by task count;
+            // only a runqueue with a task waiting can give one up.
+            let src = group
+                .iter_and(&self.overloaded)
+                .filter(|cpu| !all_pinned_rqs.contains(cpu))
+                .max_by_key(|cpu| {
+                    let rq = &self.rqs[cpu.0 as usize];
+                    let key = match imbalance {
+                        Imbalance::Load(_) => self.cfs_load(*cpu),
+                        Imbalance::Tasks(_) => rq.nr_running as u64,
+                    };
+                    (key, std::cmp::Reverse(cpu.0))
+                });
+            let Some(src) = src else {
+                // No queue (`out_balanced`), or none left after pinned ones
+                // (`out_all_pinned`).
+                self.out_balanced(this_cpu, level, idle, !all_pinned_rqs.is_empty());
+                return false;
             };
-            (key, std::cmp::Reverse(cpu.0))
-        });
-        let Some(src) = src else {
-            self.out_balanced(this_cpu, level, idle, false);
-            return false;
-        };
-        let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
-        let Detached {
-            moved,
-            some_pinned,
-            all_pinned,
-            short,
-        } = self.detach_and_attach(
-            this_cpu,
-            src,
-            imbalance,
-            level,
-            level_tag,
-            cache_nice_tries,
-            idle,
-        );
-        // "We failed to reach balance because of affinity": the parent's group is
-        // imbalanced, so the level above moves a task out of it whatever its
-        // averages say.
-        if some_pinned && short {
-            if let Some(key) = self.parent_group_key(this_cpu, level) {
-                self.sg_imbalance.insert(key);
+            let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
+            let Detached {
+                moved,
+                some_pinned,
+                all_pinned,
+                short,
+            } = self.detach_and_attach(
+                this_cpu,
+                src,
+                imbalance,
+                level,
+                level_tag,
+                cache_nice_tries,
+                idle,
+            );
+            // "We failed to reach balance because of affinity": the parent's group is
+            // imbalanced, so the level above moves a task out of it whatever its
+            // averages say.
+            if some_pinned && short {
+                if let Some(key) = self.parent_group_key(this_cpu, level) {
+                    self.sg_imbalance.insert(key);
+                }
             }
-        }
-        if moved == 0 && all_pinned {
-            // Simplified: the kernel first retries the group's other runqueues
-            // (`LBF_ALL_PINNED` → `redo`); the model goes to `out_all_pinned`.
-            self.out_balanced(this_cpu, level, idle, true);
-            return false;
-        }
+            if moved == 0 && all_pinned {
+                all_pinned_rqs.push(src);
+                continue;
+            }
+            break moved;
+        };
         let state = &mut self.cpus[this_idx];
         if moved > 0 {
             state.balance_failed[level] = 0;

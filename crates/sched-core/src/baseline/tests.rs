@@ -265,6 +265,49 @@ fn from_5_11_the_balancer_passes_over_per_cpu_kworkers_before_its_affinity_test(
 }
 
 #[test]
+fn a_runqueue_whose_tasks_are_all_pinned_elsewhere_is_passed_for_the_next_busiest() {
+    // Three hogs pinned to CPU 4 and two to CPU 5: the busiest runqueue of the
+    // group is CPU 4's, whose waiting tasks may not run on CPU 0.
+    let mut scenario = teaching_small_with(0, 1_000_000.0, None);
+    let WorkloadSpec::Tasks(spec) = &mut scenario.workloads[0] else {
+        unreachable!()
+    };
+    let hog = spec.tasks[0].clone();
+    spec.tasks = vec![
+        TaskTemplate {
+            count: 3,
+            cpus: Some("4".into()),
+            ..hog.clone()
+        },
+        TaskTemplate {
+            count: 2,
+            cpus: Some("5".into()),
+            ..hog
+        },
+    ];
+    let mut sim = Simulator::new(&scenario).expect("a valid scenario");
+    sim.run_until(SimTime::from_ms(100));
+    assert_eq!(sim.rqs[4].nr_running, 3);
+    assert_eq!(sim.rqs[5].nr_running, 2);
+    // CPU 5's hogs may now also run on CPU 0.
+    for task in sim.tasks.iter_mut().filter(|task| task.cpu == CpuId(5)) {
+        task.affinity.insert(CpuId(0));
+    }
+    let this_cpu = CpuId(0);
+    let level = sim
+        .domains
+        .of(this_cpu)
+        .iter()
+        .position(|sd| sd.span.contains(CpuId(4)) && sd.span.contains(CpuId(5)))
+        .expect("a domain spans CPUs 4 and 5");
+    // LBF_ALL_PINNED on CPU 4, then `redo`: CPU 5 gives up a hog.
+    assert!(sim.load_balance_for_test(this_cpu, level, true));
+    assert_eq!(sim.rqs[4].nr_running, 3);
+    assert_eq!(sim.rqs[5].nr_running, 1);
+    assert_eq!(sim.rqs[0].nr_running, 1);
+}
+
+#[test]
 fn avg_idle_is_capped_at_twice_the_costliest_idle_balance() {
     // HHVM's migration cost of 0: the cap is twice the newidle balance cost seen,
     // not a fixed millisecond.
