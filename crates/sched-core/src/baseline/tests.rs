@@ -144,10 +144,10 @@ fn the_sis_util_scan_inspects_exactly_its_limit_of_allowed_cpus() {
     assert_eq!(scanned, limit, "the scan looks at exactly `limit` CPUs");
 }
 
-#[test]
-fn newidle_failures_do_not_count_towards_nr_balance_failed() {
-    // Nine hogs on eight CPUs: one CPU runs two. A CPU of another core in the same
-    // LLC balances the MC level while the waiting hog is cache-hot, so nothing moves.
+/// Nine hogs on eight CPUs, 400 ms in: one CPU runs two. Returns the simulator and
+/// a CPU of another core in the same LLC, from which a balance of the MC level (1)
+/// finds the waiting hog cache-hot (its `exec_start` set to now), so nothing moves.
+fn nine_hogs_with_a_hot_waiter() -> (Simulator, CpuId) {
     let mut sim = hogs_on_teaching_small(9);
     // Long enough for PELT to see the cores as busy.
     sim.run_until(SimTime::from_ms(400));
@@ -160,9 +160,15 @@ fn newidle_failures_do_not_count_towards_nr_balance_failed() {
         .find(|cpu| sim.topology.core_of(*cpu) != sim.topology.core_of(src))
         .expect("the LLC has another core");
     let (_, waiting) = sim.rqs[src.0 as usize].leftmost().expect("a hog waits");
-    let mc = 1;
     let now = sim.now();
     sim.tasks[waiting.0 as usize].exec_start = Some(now);
+    (sim, this_cpu)
+}
+
+#[test]
+fn newidle_failures_do_not_count_towards_nr_balance_failed() {
+    let (mut sim, this_cpu) = nine_hogs_with_a_hot_waiter();
+    let mc = 1;
     sim.cpus[this_cpu.0 as usize].balance_failed[mc] = 0;
     assert!(!sim.load_balance_for_test(this_cpu, mc, true));
     assert_eq!(
@@ -213,22 +219,9 @@ fn the_balance_interval_backs_off_when_balanced_and_resets_on_an_imbalance() {
 
     // Nine hogs: a balance that finds the imbalance, even one that moves nothing
     // (the waiting hog is cache-hot), puts the interval back to its minimum.
-    let mut sim = hogs_on_teaching_small(9);
-    sim.run_until(SimTime::from_ms(400));
-    let src = (0..8)
-        .map(CpuId)
-        .find(|cpu| sim.rqs[cpu.0 as usize].nr_running == 2)
-        .expect("one CPU runs two hogs");
-    let this_cpu = sim.topology.llc_cpus[sim.topology.llc_of(src).0 as usize]
-        .iter()
-        .find(|cpu| sim.topology.core_of(*cpu) != sim.topology.core_of(src))
-        .expect("the LLC has another core");
-    let (_, waiting) = sim.rqs[src.0 as usize].leftmost().expect("a hog waits");
+    let (mut sim, this_cpu) = nine_hogs_with_a_hot_waiter();
     let mc = 1;
-    let now = sim.now();
-    sim.tasks[waiting.0 as usize].exec_start = Some(now);
-    let state = &mut sim.cpus[this_cpu.0 as usize];
-    state.balance_failed[mc] = 0;
+    sim.cpus[this_cpu.0 as usize].balance_failed[mc] = 0;
     let mc_min = sim.domains.of(this_cpu)[mc].min_interval_ms;
     sim.cpus[this_cpu.0 as usize].balance_interval_ms[mc] = 2 * mc_min;
     assert!(!sim.load_balance_for_test(this_cpu, mc, false));
