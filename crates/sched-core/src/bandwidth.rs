@@ -331,6 +331,8 @@ impl Simulator {
     /// `by`: `h_nr_running` moves by `delta` at each level (enqueue +1, dequeue -1,
     /// pick and put 0), each level is charged and touched in the cache-line model.
     /// A cfs_rq that empties returns its spare runtime (`return_cfs_rq_runtime`).
+    /// Inline: a task outside any cgroup, with no cache-line model, has nothing to walk.
+    #[inline]
     pub(crate) fn walk_group_entities(
         &mut self,
         task_id: TaskId,
@@ -339,6 +341,9 @@ impl Simulator {
         op: StructOp,
         delta: i32,
     ) {
+        if self.tasks[task_id.0 as usize].cgroup.is_none() && self.layout_model.is_none() {
+            return;
+        }
         self.walk_group_levels(task_id, cpu, by, Some(op), delta);
     }
 
