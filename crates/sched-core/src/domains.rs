@@ -82,6 +82,15 @@ pub struct Domains {
 }
 
 impl Domains {
+    /// Each of `cpu_idx`'s domains' `min_interval` (ms): where its balance interval
+    /// starts (`sd_init()`).
+    pub fn min_intervals(&self, cpu_idx: usize) -> Vec<u64> {
+        self.per_cpu[cpu_idx]
+            .iter()
+            .map(|sd| sd.min_interval_ms)
+            .collect()
+    }
+
     pub fn build(topology: &Topology) -> Domains {
         let per_cpu = (0..topology.n_cpus())
             .map(|cpu_idx| build_for_cpu(topology, CpuId(cpu_idx as u32)))

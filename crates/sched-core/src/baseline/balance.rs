@@ -182,22 +182,26 @@ impl Simulator {
         }
     }
 
+    /// `update_max_interval()`: `max_load_balance_interval` for the CPUs online now.
+    pub(crate) fn update_max_interval(&mut self) {
+        let hz = self.knobs.hz as u64;
+        self.max_balance_interval_ticks = (hz * self.online.len() as u64 / 10).max(1);
+    }
+
     /// `get_sd_balance_interval()`: the domain's `balance_interval`, `busy_factor`
     /// times longer on a busy CPU, in whole ticks (`msecs_to_jiffies()` rounds up),
     /// a tick shorter when busy (5.10+), and between one tick and
-    /// `max_load_balance_interval` (`HZ * num_online_cpus() / 10`).
+    /// `max_load_balance_interval`.
     pub(crate) fn sd_balance_interval(&self, cpu_idx: usize, level: usize, busy: bool) -> SimTime {
-        let hz = self.knobs.hz as u64;
         let mut interval_ms = self.cpus[cpu_idx].balance_interval_ms[level];
         if busy {
             interval_ms *= self.features.busy_factor as u64;
         }
-        let mut jiffies = (interval_ms * hz).div_ceil(1000);
+        let mut jiffies = (interval_ms * self.knobs.hz as u64).div_ceil(1000);
         if busy && self.features.busy_interval_minus_one {
             jiffies = jiffies.saturating_sub(1);
         }
-        let max_jiffies = (hz * self.online.len() as u64 / 10).max(1);
-        SimTime(jiffies.clamp(1, max_jiffies) * self.knobs.tick_ns())
+        SimTime(jiffies.clamp(1, self.max_balance_interval_ticks) * self.knobs.tick_ns())
     }
 
     /// `load_balance()`'s `out_balanced` / `out_all_pinned`: nothing moved because

@@ -225,10 +225,7 @@ impl Simulator {
                     avg_idle_ns: 2 * knobs.sched_migration_cost_ns,
                     speed_permille: costs.frequency_permille,
                     last_balance: vec![SimTime::ZERO; levels],
-                    balance_interval_ms: domains.per_cpu[cpu_idx]
-                        .iter()
-                        .map(|sd| sd.min_interval_ms)
-                        .collect(),
+                    balance_interval_ms: domains.min_intervals(cpu_idx),
                     balance_failed: vec![0; levels],
                     max_newidle_lb_cost: vec![0; levels],
                     counted_idle: true,
@@ -352,6 +349,7 @@ impl Simulator {
             online: CpuSet::full(n_cpus),
             parked: Vec::new(),
             sg_imbalance: Default::default(),
+            max_balance_interval_ticks: 0,
             power,
             rq_locks: vec![SpinLock::default(); n_cpus],
             rq_lock_stat: LockStat::new("&rq->__lock"),
@@ -375,6 +373,7 @@ impl Simulator {
             overloaded: CpuSet::empty(n_cpus),
         };
         sim.rebuild_group_sums();
+        sim.update_max_interval();
         Ok(sim)
     }
 }

@@ -150,6 +150,7 @@ impl Simulator {
 
     fn rebuild_domains(&mut self) {
         self.domains = crate::domains::Domains::build_online(&self.topology, &self.online);
+        self.update_max_interval();
         self.rebuild_group_sums();
         // New groups, new `sched_group_capacity`: no group starts imbalanced.
         self.sg_imbalance.clear();
@@ -158,10 +159,7 @@ impl Simulator {
             let levels = self.domains.per_cpu[cpu_idx].len();
             state.last_balance.resize(levels, SimTime::ZERO);
             // New domains start at their `min_interval` (`sd_init()`).
-            state.balance_interval_ms = self.domains.per_cpu[cpu_idx]
-                .iter()
-                .map(|sd| sd.min_interval_ms)
-                .collect();
+            state.balance_interval_ms = self.domains.min_intervals(cpu_idx);
             state.balance_failed.resize(levels, 0);
             state.max_newidle_lb_cost.resize(levels, 0);
         }

@@ -257,6 +257,10 @@ pub struct Simulator {
     /// `sgc->imbalance` of each scheduling group, as (domain level, the group's first
     /// CPU): a balance one level down failed because of CPU affinity.
     pub(crate) sg_imbalance: std::collections::BTreeSet<(usize, u32)>,
+    /// `max_load_balance_interval`: the longest a domain's balance interval may be,
+    /// `HZ * num_online_cpus() / 10` ticks, set at start and on hotplug
+    /// (`update_max_interval()`).
+    pub(crate) max_balance_interval_ticks: u64,
     /// Idle CPUs, and idle cores per LLC.
     pub(crate) idle_cores: accounting::IdleCores,
     /// The runqueues with a task waiting (`nr_running >= 2`): what sets the root
