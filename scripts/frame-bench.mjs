@@ -3,7 +3,12 @@
 // is in view under the machine, in FRAME_BENCH_ROUNDS fresh pages (default 3) of
 // FRAME_BENCH_SECONDS each (default 10, after a first second not counted): the
 // intervals between animation frames (pooled), and the main thread's busy time per
-// frame; with the time to the first frame and the bundles' gzip sizes.
+// frame; then, traced for FRAME_BENCH_TRACE_SECONDS more (default 4), each frame's
+// own work on the main thread: the tasks that start between one BeginMainThreadFrame
+// and the next, summed (script, worker messages, style, layout, paint; tracing's
+// overhead included, so it errs high). The intervals cannot fall under the display's
+// 16.7 ms; a frame's work is what has to fit in them. With the time to the first
+// frame and the bundles' gzip sizes.
 // Run by `npm run bench` after the app is built; prints one line a figure.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
@@ -14,6 +19,32 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = 4391;
 const SECONDS = Number(process.env.FRAME_BENCH_SECONDS ?? 10);
+const TRACE_SECONDS = Number(process.env.FRAME_BENCH_TRACE_SECONDS ?? 4);
+
+/**
+ * Each frame's main-thread work from a Chromium trace: the renderer main thread's
+ * top-level tasks summed between consecutive BeginMainThreadFrame marks, in ms.
+ */
+function frameWork(traceBuffer) {
+  const parsed = JSON.parse(String(traceBuffer));
+  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents;
+  const main = events.find((event) => event.ph === 'M' && event.name === 'thread_name' && event.args?.name === 'CrRendererMain');
+  if (!main) throw new Error('frame-bench: the trace has no renderer main thread');
+  const onMain = events.filter((event) => event.pid === main.pid && event.tid === main.tid);
+  const marks = onMain.filter((event) => event.name === 'BeginMainThreadFrame').map((event) => event.ts).sort((a, b) => a - b);
+  const tasks = onMain.filter((event) => event.ph === 'X' && event.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts);
+  const work = [];
+  let next = 0;
+  for (let frame = 0; frame + 1 < marks.length; frame++) {
+    let sum = 0;
+    while (next < tasks.length && tasks[next].ts < marks[frame]) next++;
+    for (let at = next; at < tasks.length && tasks[at].ts < marks[frame + 1]; at++) sum += tasks[at].dur;
+    work.push(sum / 1000);
+  }
+  if (work.length < 10) throw new Error(`frame-bench: only ${work.length} frames traced`);
+  const gaps = marks.slice(1).map((at, i) => (at - marks[i]) / 1000);
+  return { work, gaps };
+}
 
 // Bundle sizes: every JS and wasm file of the build, gzip level 9.
 const assets = `${root}web/dist/assets`;
@@ -34,6 +65,8 @@ try {
   const intervals = [];
   const busyPerFrame = [];
   const rates = [];
+  const work = [];
+  const tracedGaps = [];
   for (let round = 0; round < ROUNDS; round++) {
     const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
     const started = Date.now();
@@ -80,14 +113,22 @@ try {
     intervals.push(...frames);
     busyPerFrame.push(((busyAfter - busyBefore) * 1000) / frames.length);
     rates.push((after - before) / (SECONDS + 1) / 1e6);
+    await browser.startTracing(page, { categories: ['toplevel', 'disabled-by-default-devtools.timeline.frame'] });
+    await page.waitForTimeout(TRACE_SECONDS * 1000);
+    const { work: traced, gaps } = frameWork(await browser.stopTracing());
+    tracedGaps.push(...gaps);
+    work.push(...traced);
     const sorted = [...frames].sort((a, b) => a - b);
+    const tracedSorted = [...traced].sort((a, b) => a - b);
     console.log(
       `round ${round + 1}: ${frames.length} frames, p95 ${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)} ms, ` +
-        `main thread busy ${busyPerFrame.at(-1).toFixed(1)} ms a frame; clock at ${sim?.replace(/^t = /, '')}`,
+        `main thread busy ${busyPerFrame.at(-1).toFixed(1)} ms a frame; traced ${traced.length} frames, work p95 ${tracedSorted[Math.floor(tracedSorted.length * 0.95)].toFixed(1)} ms; clock at ${sim?.replace(/^t = /, '')}`,
     );
     await page.close();
   }
   intervals.sort((a, b) => a - b);
+  work.sort((a, b) => a - b);
+  const workAt = (share) => work[Math.min(work.length - 1, Math.floor(work.length * share))].toFixed(1);
   const at = (share) => intervals[Math.min(intervals.length - 1, Math.floor(intervals.length * share))].toFixed(1);
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
@@ -95,6 +136,11 @@ try {
       `${((100 * intervals.filter((interval) => interval > 20).length) / intervals.length).toFixed(1)} % over 20 ms (a display refresh missed); ` +
       `main thread busy ${median(busyPerFrame).toFixed(1)} ms a frame (median of rounds; ${Math.min(...busyPerFrame).toFixed(1)}..${Math.max(...busyPerFrame).toFixed(1)}); ` +
       `${median(rates).toFixed(2)} M events/s in the browser`,
+  );
+  console.log(
+    `frame work (main thread, traced ${ROUNDS} x ${TRACE_SECONDS} s): ${work.length} frames, p50 ${workAt(0.5)} ms, p95 ${workAt(0.95)} ms, max ${workAt(1)} ms, ` +
+      `${((100 * work.filter((ms) => ms > 16.7).length) / work.length).toFixed(1)} % over 16.7 ms; ` +
+      `${((100 * tracedGaps.filter((ms) => ms > 20).length) / tracedGaps.length).toFixed(1)} % of the traced frames over 20 ms apart`,
   );
 } finally {
   await browser.close();

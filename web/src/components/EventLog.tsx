@@ -137,8 +137,11 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
             Click a sched_wakeup or sched_wakeup_new line (or focus it and press Enter) to see how its CPU was chosen.
           </p>
           <ol className="events" aria-label="Recent scheduler events" onKeyDown={moveFocus}>
-            {shown.map((line) => (
-              <li key={line.index} className={`ev ev-${line.event}${line.index === selected ? ' selected' : ''}`}>
+            {/* Live, a row is keyed by its place: each frame rewrites the rows' text
+                rather than making and dropping their elements, which cost the frame
+                a style and layout pass over the whole list. */}
+            {shown.map((line, place) => (
+              <li key={live ? place : line.index} className={`ev ev-${line.event}${line.index === selected ? ' selected' : ''}`}>
                 <button
                   type="button"
                   className={`ev-row${mayExplain(line.event) ? ' explainable' : ''}`}
