@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 /// Where a lock is taken: the kernel function `/proc/lock_stat` names as a call site.
 pub type LockSite = &'static str;
 
-/// One row of `/proc/lock_stat`, times in nanoseconds.
+/// One row of `/proc/lock_stat`, times in nanoseconds. The averages and the call
+/// sites are filled in by [`LockStat::report`]; while a run goes on they are counted
+/// in cheaper forms (no division, no map per acquisition).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LockStat {
     pub class: String,
@@ -36,6 +38,10 @@ pub struct LockStat {
     /// Contentions by the call site of the CPU that held the lock meanwhile (the
     /// second block).
     pub contending_points: BTreeMap<LockSite, u64>,
+    /// Contentions per (waiter's site, holder's site), as counted: a handful of
+    /// pairs, found by a short scan.
+    #[serde(skip)]
+    site_pairs: Vec<((LockSite, LockSite), u64)>,
 }
 
 impl LockStat {
@@ -53,8 +59,10 @@ impl LockStat {
         }
         if wait_ns > 0 {
             self.contentions += 1;
-            *self.contention_points.entry(sites.0).or_default() += 1;
-            *self.contending_points.entry(sites.1).or_default() += 1;
+            match self.site_pairs.iter_mut().find(|(pair, _)| *pair == sites) {
+                Some((_, count)) => *count += 1,
+                None => self.site_pairs.push((sites, 1)),
+            }
             if bounced {
                 self.con_bounces += 1;
             }
@@ -65,7 +73,6 @@ impl LockStat {
             };
             self.waittime_max_ns = self.waittime_max_ns.max(wait_ns);
             self.waittime_total_ns += wait_ns;
-            self.waittime_avg_ns = self.waittime_total_ns / self.contentions;
         }
         self.holdtime_min_ns = if self.acquisitions == 1 {
             hold_ns
@@ -74,7 +81,26 @@ impl LockStat {
         };
         self.holdtime_max_ns = self.holdtime_max_ns.max(hold_ns);
         self.holdtime_total_ns += hold_ns;
-        self.holdtime_avg_ns = self.holdtime_total_ns / self.acquisitions;
+    }
+
+    /// The row as `/proc/lock_stat` shows it now: with its averages and its
+    /// contentions by call site.
+    pub fn report(&self) -> LockStat {
+        let mut row = self.clone();
+        row.waittime_avg_ns = row
+            .waittime_total_ns
+            .checked_div(row.contentions)
+            .unwrap_or(0);
+        row.holdtime_avg_ns = row
+            .holdtime_total_ns
+            .checked_div(row.acquisitions)
+            .unwrap_or(0);
+        for &((waiter, holder), count) in &self.site_pairs {
+            *row.contention_points.entry(waiter).or_default() += count;
+            *row.contending_points.entry(holder).or_default() += count;
+        }
+        row.site_pairs.clear();
+        row
     }
 }
 
@@ -220,10 +246,14 @@ mod tests {
         assert_eq!(stat.con_bounces, 1);
         assert_eq!(stat.acq_bounces, 1);
         assert_eq!(stat.waittime_max_ns, 50);
-        // The waiter came from task_rq_lock while __schedule held it.
-        assert_eq!(stat.contention_points.get("task_rq_lock"), Some(&1));
-        assert_eq!(stat.contending_points.get("__schedule"), Some(&1));
-        let text = format_lock_stat(&[stat]);
+        // The waiter came from task_rq_lock while __schedule held it: the report
+        // gives the call sites and the averages.
+        let row = stat.report();
+        assert_eq!(row.contention_points.get("task_rq_lock"), Some(&1));
+        assert_eq!(row.contending_points.get("__schedule"), Some(&1));
+        assert_eq!(row.waittime_avg_ns, 50);
+        assert_eq!(row.holdtime_avg_ns, row.holdtime_total_ns / 2);
+        let text = format_lock_stat(&[row]);
         assert!(text.contains("&rq->__lock:"));
         assert!(text.contains("1 task_rq_lock"), "{text}");
     }

@@ -456,6 +456,9 @@ pub struct Topology {
     pub llc_cpus: Vec<CpuSet>,
     /// Each LLC's CPUs in ascending order, for the wakeup path's wrapping scans.
     pub llc_cpu_list: Vec<Vec<CpuId>>,
+    /// Each LLC's cores, in the order of their lowest CPU (the LLC domain's groups
+    /// on an SMT machine), for `select_idle_sibling()`'s walk of them.
+    pub llc_core_list: Vec<Vec<CoreId>>,
     pub node_cpus: Vec<CpuSet>,
     pub socket_cpus: Vec<CpuSet>,
     /// `node_distance[a][b]`, as in the ACPI SLIT: 10 local, 12 same socket, 32 other socket.
@@ -530,11 +533,26 @@ impl Topology {
                     .collect()
             })
             .collect();
+        let cpus: Vec<CpuInfo> = cpus
+            .into_iter()
+            .map(|info| info.expect("numbering is a permutation (checked by resolve)"))
+            .collect();
+        let llc_core_list = llc_cpus
+            .iter()
+            .map(|llc| {
+                let mut cores: Vec<CoreId> = Vec::new();
+                for cpu in llc.iter() {
+                    let core = cpus[cpu.0 as usize].core;
+                    if !cores.contains(&core) {
+                        cores.push(core);
+                    }
+                }
+                cores
+            })
+            .collect();
         Topology {
-            cpus: cpus
-                .into_iter()
-                .map(|info| info.expect("numbering is a permutation (checked by resolve)"))
-                .collect(),
+            cpus,
+            llc_core_list,
             shape,
             core_cpus,
             llc_cpu_list: llc_cpus.iter().map(|cpus| cpus.iter().collect()).collect(),

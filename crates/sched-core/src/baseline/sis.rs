@@ -164,20 +164,11 @@ impl Simulator {
 
     /// The cores of an LLC in the order of the domain's groups: starting with the
     /// target's core, then the following cores, wrapping.
-    fn llc_cores_from(&self, llc: u32, target: CpuId) -> Vec<CoreId> {
-        let mut cores: Vec<CoreId> = Vec::new();
-        for cpu in self.topology.llc_cpus[llc as usize].iter() {
-            let core = self.topology.core_of(cpu);
-            if !cores.contains(&core) {
-                cores.push(core);
-            }
-        }
-        let start = cores
-            .iter()
-            .position(|core| *core == self.topology.core_of(target))
-            .unwrap_or(0);
-        cores.rotate_left(start);
-        cores
+    fn llc_cores_from(&self, llc: u32, target: CpuId) -> impl Iterator<Item = CoreId> + '_ {
+        let cores = &self.topology.llc_core_list[llc as usize];
+        let own = self.topology.core_of(target);
+        let start = cores.iter().position(|core| *core == own).unwrap_or(0);
+        (0..cores.len()).map(move |offset| cores[(start + offset) % cores.len()])
     }
 
     /// 4.6: walk down from the LLC domain. At the LLC level the groups are cores: take

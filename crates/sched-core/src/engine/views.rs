@@ -151,11 +151,11 @@ impl Simulator {
             migrations: self.metrics.migrations.clone(),
             locks: if self.shared_runq.enabled() {
                 vec![
-                    self.rq_lock_stat.clone(),
-                    self.shared_runq.lock_stat.clone(),
+                    self.rq_lock_stat.report(),
+                    self.shared_runq.lock_stat.report(),
                 ]
             } else {
-                vec![self.rq_lock_stat.clone()]
+                vec![self.rq_lock_stat.report()]
             },
             avg_freq_mhz: power
                 .as_ref()
