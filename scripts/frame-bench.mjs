@@ -78,6 +78,10 @@ try {
     const scenario = JSON.parse(text);
     scenario.topology = { preset: 'zen4-2s128c' };
     scenario.workloads[0].groups = 16;
+    // Long enough to be still running when the measurement ends (at about 0.01
+    // simulated seconds a wall second here; 1,000 loops end at 0.074 s): frames
+    // after the end would be idle ones. Checked below.
+    scenario.workloads[0].loops = 20_000;
     await page.getByRole('textbox', { name: 'Scenario JSON' }).fill(JSON.stringify(scenario, null, 2));
     await page.getByRole('button', { name: 'Apply scenario' }).click();
     await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
@@ -116,6 +120,7 @@ try {
     await browser.startTracing(page, { categories: ['toplevel', 'disabled-by-default-devtools.timeline.frame'] });
     await page.waitForTimeout(TRACE_SECONDS * 1000);
     const { work: traced, gaps } = frameWork(await browser.stopTracing());
+    if (!(await page.getByRole('button', { name: 'Pause', exact: true }).isVisible())) throw new Error('frame-bench: the run finished before the measurement did: its frames would include idle ones');
     tracedGaps.push(...gaps);
     work.push(...traced);
     const sorted = [...frames].sort((a, b) => a - b);
