@@ -40,3 +40,21 @@ test('the event log filters by event, CPU and pid, and pages back through the wh
   await expect(page.getByRole('region', { name: 'Event log' }).getByRole('alert')).toContainText('this machine has CPUs 0 to 7, not 9');
   await expect(filter.getByRole('textbox', { name: 'CPU' })).toHaveValue('9');
 });
+
+test('the live log rewrites its rows in place as the run goes on, rather than rebuilding them', async ({ page }) => {
+  await openApp(page);
+  for (let step = 0; step < 5; step++) await page.keyboard.press('.');
+  await waitIdle(page);
+  const log = page.getByRole('list', { name: 'Recent scheduler events' });
+  const firstRow = log.locator('li').first();
+  const before = Number(await firstRow.locator('button.ev-row').getAttribute('data-index'));
+  // Mark the newest row's element, then let the run go on.
+  await firstRow.evaluate((element) => element.setAttribute('data-probe', 'kept'));
+  for (let step = 0; step < 5; step++) await page.keyboard.press('.');
+  await waitIdle(page);
+  const after = Number(await firstRow.locator('button.ev-row').getAttribute('data-index'));
+  expect(after).toBeGreaterThan(before);
+  // The same element shows the newest record now.
+  await expect(firstRow).toHaveAttribute('data-probe', 'kept');
+  await expect(log.locator('li[data-probe]')).toHaveCount(1);
+});
