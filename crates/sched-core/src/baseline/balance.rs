@@ -62,12 +62,26 @@ pub enum IdleType {
 /// What `detach_tasks()` did.
 struct Detached {
     moved: u32,
-    /// Some task could not move here because of its affinity (`LBF_SOME_PINNED`).
-    some_pinned: bool,
-    /// No task looked at may run here (`LBF_ALL_PINNED` still set).
-    all_pinned: bool,
+    pinned: Pinned,
     /// Imbalance was left over (`env.imbalance > 0`).
     short: bool,
+}
+
+/// `load_balance()`'s affinity flags over the tasks it looked at.
+#[derive(Clone, Copy)]
+struct Pinned {
+    /// Some task could not move here because of its affinity (`LBF_SOME_PINNED`).
+    some: bool,
+    /// No task looked at may run here (`LBF_ALL_PINNED` still set).
+    all: bool,
+}
+
+impl Pinned {
+    /// Before any task is looked at: none held back, all (vacuously) pinned.
+    const START: Pinned = Pinned {
+        some: false,
+        all: true,
+    };
 }
 
 /// How much to move, as `calculate_imbalance()` decides.
@@ -269,19 +283,11 @@ impl Simulator {
         src: CpuId,
         this_cpu: CpuId,
     ) -> (bool, bool, bool) {
-        let (mut some_pinned, mut all_pinned) = (false, true);
+        let mut pinned = Pinned::START;
         let may = self
-            .may_detach(
-                task,
-                src,
-                this_cpu,
-                true,
-                Imbalance::Tasks(1),
-                &mut some_pinned,
-                &mut all_pinned,
-            )
+            .may_detach(task, src, this_cpu, true, Imbalance::Tasks(1), &mut pinned)
             .is_some();
-        (may, some_pinned, all_pinned)
+        (may, pinned.some, pinned.all)
     }
 
     /// One `load_balance()` for tests: newidle or periodic from a busy CPU.
@@ -362,8 +368,7 @@ impl Simulator {
             let (level_tag, cache_nice_tries) = (sd.level.tag(), sd.cache_nice_tries);
             let Detached {
                 moved,
-                some_pinned,
-                all_pinned,
+                pinned,
                 short,
             } = self.detach_and_attach(
                 this_cpu,
@@ -377,12 +382,12 @@ impl Simulator {
             // "We failed to reach balance because of affinity": the parent's group is
             // imbalanced, so the level above moves a task out of it whatever its
             // averages say.
-            if some_pinned && short {
+            if pinned.some && short {
                 if let Some(key) = self.parent_group_key(this_cpu, level) {
                     self.sg_imbalance.insert(key);
                 }
             }
-            if moved == 0 && all_pinned {
+            if moved == 0 && pinned.all {
                 all_pinned_rqs.push(src);
                 continue;
             }
@@ -421,8 +426,7 @@ impl Simulator {
         let may_move_hot = failed > cache_nice_tries;
         let loop_max = (self.knobs.sched_nr_migrate).min(self.rqs[src.0 as usize].nr_running);
         let mut moved = 0u32;
-        let mut some_pinned = false;
-        let mut all_pinned = true;
+        let mut pinned = Pinned::START;
         let mut left = imbalance;
         let mut looked = 0u32;
         while looked < loop_max {
@@ -437,15 +441,9 @@ impl Simulator {
                 break;
             };
             looked += 1;
-            let Some(after) = self.may_detach(
-                task_id,
-                src,
-                this_cpu,
-                may_move_hot,
-                left,
-                &mut some_pinned,
-                &mut all_pinned,
-            ) else {
+            let Some(after) =
+                self.may_detach(task_id, src, this_cpu, may_move_hot, left, &mut pinned)
+            else {
                 self.cfs_tasks.move_to_front(src.0, task_id);
                 continue;
             };
@@ -465,8 +463,7 @@ impl Simulator {
         };
         Detached {
             moved,
-            some_pinned,
-            all_pinned,
+            pinned,
             short,
         }
     }
@@ -476,7 +473,6 @@ impl Simulator {
     /// once it has. In the kernel's order: per-CPU kthreads are passed over first
     /// (5.11+), then affinity is tested, so a task that may run here clears
     /// `all_pinned` even when it is running or cache-hot.
-    #[allow(clippy::too_many_arguments)]
     fn may_detach(
         &self,
         task_id: TaskId,
@@ -484,8 +480,7 @@ impl Simulator {
         this_cpu: CpuId,
         may_move_hot: bool,
         left: Imbalance,
-        some_pinned: &mut bool,
-        all_pinned: &mut bool,
+        pinned: &mut Pinned,
     ) -> Option<Imbalance> {
         let task = &self.tasks[task_id.0 as usize];
         if self.features.lb_ignores_pcpu_kthreads && self.workloads[task.group as usize].background
@@ -495,10 +490,10 @@ impl Simulator {
         }
         if !task.affinity.contains(this_cpu) {
             // LBF_SOME_PINNED.
-            *some_pinned = true;
+            pinned.some = true;
             return None;
         }
-        *all_pinned = false;
+        pinned.all = false;
         if task.state != TaskState::Queued(src) {
             // Running (task_on_cpu()).
             return None;
