@@ -21,6 +21,14 @@ const PORT = 4391;
 const SECONDS = Number(process.env.FRAME_BENCH_SECONDS ?? 10);
 const TRACE_SECONDS = Number(process.env.FRAME_BENCH_TRACE_SECONDS ?? 4);
 
+/** The value at `share` (0 to 1) of `values` in ascending order (`1`: the largest). */
+const quantile = (values, share) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
+};
+/** The percentage of `values` above `limit`, to one decimal. */
+const percentOver = (values, limit) => ((100 * values.filter((value) => value > limit).length) / values.length).toFixed(1);
+
 /**
  * Each frame's main-thread work from a Chromium trace: the renderer main thread's
  * top-level tasks summed between consecutive BeginMainThreadFrame marks, in ms.
@@ -123,29 +131,24 @@ try {
     if (!(await page.getByRole('button', { name: 'Pause', exact: true }).isVisible())) throw new Error('frame-bench: the run finished before the measurement did: its frames would include idle ones');
     tracedGaps.push(...gaps);
     work.push(...traced);
-    const sorted = [...frames].sort((a, b) => a - b);
-    const tracedSorted = [...traced].sort((a, b) => a - b);
     console.log(
-      `round ${round + 1}: ${frames.length} frames, p95 ${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)} ms, ` +
-        `main thread busy ${busyPerFrame.at(-1).toFixed(1)} ms a frame; traced ${traced.length} frames, work p95 ${tracedSorted[Math.floor(tracedSorted.length * 0.95)].toFixed(1)} ms; clock at ${sim?.replace(/^t = /, '')}`,
+      `round ${round + 1}: ${frames.length} frames, p95 ${quantile(frames, 0.95).toFixed(1)} ms, ` +
+        `main thread busy ${busyPerFrame.at(-1).toFixed(1)} ms a frame; traced ${traced.length} frames, work p95 ${quantile(traced, 0.95).toFixed(1)} ms; clock at ${sim?.replace(/^t = /, '')}`,
     );
     await page.close();
   }
-  intervals.sort((a, b) => a - b);
-  work.sort((a, b) => a - b);
-  const workAt = (share) => work[Math.min(work.length - 1, Math.floor(work.length * share))].toFixed(1);
-  const at = (share) => intervals[Math.min(intervals.length - 1, Math.floor(intervals.length * share))].toFixed(1);
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const at = (share) => quantile(intervals, share).toFixed(1);
+  const workAt = (share) => quantile(work, share).toFixed(1);
+  const median = (values) => quantile(values, 0.5);
   console.log(
     `frames (512 CPUs, hackbench 16 groups, 1x, ${ROUNDS} rounds of ${SECONDS} s): ${intervals.length} frames, p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms, ` +
-      `${((100 * intervals.filter((interval) => interval > 20).length) / intervals.length).toFixed(1)} % over 20 ms (a display refresh missed); ` +
+      `${percentOver(intervals, 20)} % over 20 ms (a display refresh missed); ` +
       `main thread busy ${median(busyPerFrame).toFixed(1)} ms a frame (median of rounds; ${Math.min(...busyPerFrame).toFixed(1)}..${Math.max(...busyPerFrame).toFixed(1)}); ` +
       `${median(rates).toFixed(2)} M events/s in the browser`,
   );
   console.log(
     `frame work (main thread, traced ${ROUNDS} x ${TRACE_SECONDS} s): ${work.length} frames, p50 ${workAt(0.5)} ms, p95 ${workAt(0.95)} ms, max ${workAt(1)} ms, ` +
-      `${((100 * work.filter((ms) => ms > 16.7).length) / work.length).toFixed(1)} % over 16.7 ms; ` +
-      `${((100 * tracedGaps.filter((ms) => ms > 20).length) / tracedGaps.length).toFixed(1)} % of the traced frames over 20 ms apart`,
+      `${percentOver(work, 16.7)} % over 16.7 ms; ${percentOver(tracedGaps, 20)} % of the traced frames over 20 ms apart`,
   );
 } finally {
   await browser.close();
