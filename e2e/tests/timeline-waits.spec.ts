@@ -44,7 +44,13 @@ test('the timeline shades where runnable tasks wait, and a drag along its time a
   // teaching-small: 12 schbench threads on 8 CPUs, so woken workers queue behind others.
   await page.getByRole('combobox', { name: 'Speed' }).selectOption('3');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
-  await page.waitForFunction(() => Number(/t = (\d+\.\d+)/.exec(document.querySelector('[data-testid="sim-time"]')?.textContent ?? '')?.[1] ?? 0) >= 0.15);
+  // Until 0.15 s, and until a wait at least 2 px wide is in view (how far the view
+  // has moved when Pause lands depends on the wall clock).
+  await page.waitForFunction(() => {
+    const now = Number(/t = (\d+\.\d+)/.exec(document.querySelector('[data-testid="sim-time"]')?.textContent ?? '')?.[1] ?? 0);
+    const widest = window.__schedlab?.timeline.waitSample;
+    return now >= 0.15 && widest !== undefined && widest.x1 - widest.x0 >= 2;
+  });
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
 
@@ -65,7 +71,8 @@ test('the timeline shades where runnable tasks wait, and a drag along its time a
   for (let dy = -sample.height / 2 + 0.5; dy < sample.height / 2; dy += 1) rows.push(...(await pixelsAlong(page, sample.x0, sample.x1, sample.y + dy)));
   expect(rows.some((colour) => near(colour, '#000000'))).toBe(true);
 
-  // Brush: a drag along the time axis from a quarter to a half of the plot selects that window.
+  // Brush: a drag along the time axis, from 20 px before the widest wait band to 20 px
+  // after it, selects that window.
   const canvas = page.getByTestId('timeline-canvas');
   const box = await canvas.boundingBox();
   if (!box) throw new Error('no canvas');
@@ -78,9 +85,13 @@ test('the timeline shades where runnable tasks wait, and a drag along its time a
   const windowText = async () => (await timeline.getByTestId('timeline-window').textContent()) ?? '';
   const beforeText = await windowText();
   const lanes = timeline.getByRole('group', { name: /^CPU lanes/ });
-  await page.mouse.move(box.x + plotLeft + plotWidth * 0.25, box.y + 10);
+  const widest = before.waitSample;
+  if (!widest) throw new Error('no wait band to zoom to');
+  const fromX = Math.max(plotLeft, widest.x0 - 20);
+  const toX = Math.min(plotLeft + plotWidth, widest.x1 + 20);
+  await page.mouse.move(box.x + fromX, box.y + 10);
   await page.mouse.down();
-  await page.mouse.move(box.x + plotLeft + plotWidth * 0.5, box.y + 10, { steps: 6 });
+  await page.mouse.move(box.x + toX, box.y + 10, { steps: 6 });
   // While dragging, the window is drawn as a brush; the view has not moved yet.
   await expect(lanes).toHaveAttribute('data-brushing', 'true');
   expect(await windowText()).toBe(beforeText);
@@ -89,16 +100,30 @@ test('the timeline shades where runnable tasks wait, and a drag along its time a
   await expect(follow).toHaveAttribute('aria-pressed', 'false');
   await expect.poll(windowText).not.toBe(beforeText);
   const span = before.t1 - before.t0;
-  const wantT0 = before.t0 + span * 0.25;
-  const wantT1 = before.t0 + span * 0.5;
+  const wantT0 = before.t0 + (span * (fromX - plotLeft)) / plotWidth;
+  const wantT1 = before.t0 + (span * (toX - plotLeft)) / plotWidth;
   // Within two pixels' worth of time of where the drag began and ended.
   const slack = (2 * span) / plotWidth;
   await expect.poll(async () => Math.abs((await hook(page)).t0 - wantT0)).toBeLessThan(slack);
   await expect.poll(async () => Math.abs((await hook(page)).t1 - wantT1)).toBeLessThan(slack);
   // The zoomed window still shows where tasks wait, now wide enough to hatch: black lines on white.
   await page.waitForFunction((t0) => window.__schedlab?.timeline.t0 !== t0 && (window.__schedlab?.timeline.waitSpans ?? 0) > 0, before.t0);
-  const zoomed = (await hook(page)).waitSample;
+  let zoomed = (await hook(page)).waitSample;
   if (!zoomed) throw new Error('no wait band drawn in the zoomed window');
+  // Several short waits can share one pixel at the first scale; a second brush, 3 px
+  // either side of the widest band now, separates them.
+  let brushes = 1;
+  if (zoomed.x1 - zoomed.x0 < 6) {
+    brushes = 2;
+    const first = await hook(page);
+    await page.mouse.move(box.x + zoomed.x0 - 3, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + zoomed.x1 + 3, box.y + 10, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForFunction((t0) => window.__schedlab?.timeline.t0 !== t0 && (window.__schedlab?.timeline.waitSpans ?? 0) > 0, first.t0);
+    zoomed = (await hook(page)).waitSample;
+    if (!zoomed) throw new Error('no wait band drawn in the second zoomed window');
+  }
   expect(zoomed.x1 - zoomed.x0).toBeGreaterThanOrEqual(6);
   const light = await pixelsAlong(page, zoomed.x0, Math.min(zoomed.x1, zoomed.x0 + 40), zoomed.y);
   expect(light.some((colour) => near(colour, '#000000'))).toBe(true);
@@ -116,9 +141,10 @@ test('the timeline shades where runnable tasks wait, and a drag along its time a
   await page.keyboard.press('t');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
 
-  // Escape goes back to the view before the brush: following the playhead, the same window.
+  // Escape goes back through the brushes to the view before the first: following the
+  // playhead, the same window.
   await lanes.focus();
-  await page.keyboard.press('Escape');
+  for (let brush = 0; brush < brushes; brush++) await page.keyboard.press('Escape');
   await expect(follow).toHaveAttribute('aria-pressed', 'true');
   await expect.poll(windowText).toBe(beforeText);
 

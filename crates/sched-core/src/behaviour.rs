@@ -147,6 +147,16 @@ pub enum Op {
     },
     /// Wake every task waiting on the channel; keeps no token.
     WakeAll { channel: String },
+    /// Join the channel's waiter list without blocking yet (schbench's worker:
+    /// it sets its own futex word to BLOCKED and adds itself to the message
+    /// thread's list, then goes on to post). A `Post`, `WakeAll` or `WakeEach`
+    /// that reaches it before its `Await` takes it off the list and sets its word
+    /// instead of waking it; one that reaches it after wakes it.
+    Enlist { channel: String },
+    /// Block until a waker takes this task off the list it enlisted on, or go on
+    /// at once if one already has (`FUTEX_WAIT` on a word no longer BLOCKED), or
+    /// if it is on no list.
+    Await,
     /// Wake the channel's waiters one at a time, newest first (the order a
     /// lock-free list hands them back, as schbench's `xlist_wake_all` walks it),
     /// running `each` on this CPU after every wake (the futex syscall). Each woken
@@ -208,6 +218,8 @@ pub enum Instr {
     Post(ChannelId, u32, bool),
     Barrier(ChannelId, u32, u32),
     WakeAll(ChannelId),
+    Enlist(ChannelId),
+    Await,
     WakeEach(ChannelId, DistId),
     Reset(ChannelId),
     Complete,
@@ -365,6 +377,8 @@ fn emit(ops: &[Op], channels: &mut ChannelNames, program: &mut Program) {
                 Instr::Barrier(channels.id(channel), *parties, label)
             }
             Op::WakeAll { channel } => Instr::WakeAll(channels.id(channel)),
+            Op::Enlist { channel } => Instr::Enlist(channels.id(channel)),
+            Op::Await => Instr::Await,
             Op::WakeEach { channel, each } => {
                 Instr::WakeEach(channels.id(channel), program.dist(*each))
             }
@@ -449,7 +463,17 @@ fn takes_time(ops: &[Op]) -> bool {
             duration.can_take_time()
         }
         Op::Wait { .. } | Op::Barrier { .. } => true,
+        // It blocks only on a word an `Enlist` set.
+        Op::Await => enlists(ops),
         Op::Loop { body, .. } => takes_time(body),
+        _ => false,
+    })
+}
+
+fn enlists(ops: &[Op]) -> bool {
+    ops.iter().any(|op| match op {
+        Op::Enlist { .. } => true,
+        Op::Loop { body, .. } => enlists(body),
         _ => false,
     })
 }

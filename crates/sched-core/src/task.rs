@@ -68,6 +68,19 @@ pub struct WakeWalk {
     pub started: SimTime,
 }
 
+/// A task's own wait word after an `Enlist` (schbench's per-thread futex word):
+/// whether it is still on a channel's list, or a waker already took it off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitWord {
+    /// Not enlisted (the word reads RUNNING): an `Await` goes straight on.
+    Clear,
+    /// On a channel's waiter list (the word reads BLOCKED), running or blocked.
+    Listed,
+    /// Taken off the list while it was still runnable, by a wake stamped at this
+    /// time: its `Await` goes on without sleeping.
+    Woken(SimTime),
+}
+
 /// One entry of a task's loop stack: where the loop starts and how many passes remain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopFrame {
@@ -109,6 +122,8 @@ pub struct Task {
 
     pub pc: usize,
     pub loops: Vec<LoopFrame>,
+    /// Its wait word, set by `Enlist` and read by `Await`.
+    pub word: WaitWord,
     /// A `WakeEach` walk in progress: the waiters still to wake and the walk's start.
     pub wake_walk: Option<Box<WakeWalk>>,
     /// Work left in the current `Run`, in ns at full speed; `None` when not in a `Run`.

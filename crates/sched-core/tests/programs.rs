@@ -110,3 +110,59 @@ fn an_endless_loop_of_spins_shorter_than_a_nanosecond_still_takes_time() {
     scenario.background.enabled = false;
     assert_eq!(run(&scenario).sim_time_ns, 2_000_000);
 }
+
+/// A task that enlists on a list, works `enlisted_us`, then awaits; another, on
+/// another CPU, works `poster_us` and posts the list. Returns the run's wakeups
+/// and the enlisted task's one latency sample, in us.
+fn enlist_then_post(enlisted_us: f64, poster_us: f64) -> (u64, f64) {
+    let work = |us: f64| Op::Run {
+        duration: Dist::fixed_us(us),
+        memory_bound: false,
+    };
+    let enlisted = vec![
+        Op::Enlist {
+            channel: "word".into(),
+        },
+        work(enlisted_us),
+        Op::Await,
+    ];
+    let poster = vec![
+        work(poster_us),
+        Op::Post {
+            channel: "word".into(),
+            count: 1,
+            sync: false,
+        },
+    ];
+    let WorkloadSpec::Tasks(mut spec) = tasks("enlisted", 1, Some("1"), 0, enlisted) else {
+        unreachable!()
+    };
+    let WorkloadSpec::Tasks(poster_spec) = tasks("poster", 1, Some("2"), 0, poster) else {
+        unreachable!()
+    };
+    spec.tasks.extend(poster_spec.tasks);
+    spec.tasks[1].record_latency = false;
+    let mut scenario = scenario(
+        preset("teaching-small"),
+        vec![WorkloadSpec::Tasks(spec)],
+        100,
+        1,
+    );
+    scenario.background.enabled = false;
+    let summary = run(&scenario);
+    assert_eq!(summary.wakeup_latency_us.samples, 1, "{summary:?}");
+    (summary.wakeups, summary.wakeup_latency_us.max)
+}
+
+#[test]
+fn a_post_that_comes_before_the_await_sets_the_word_and_nobody_sleeps() {
+    // The post comes 200 us before the await: no wakeup at all, and the latency
+    // schbench would read is the time from the post to the await.
+    let (wakeups, latency) = enlist_then_post(300.0, 100.0);
+    assert_eq!(wakeups, 0);
+    assert!((199.0..201.0).contains(&latency), "latency {latency} us");
+    // The post comes after the await: the task slept on its word and is woken.
+    let (wakeups, latency) = enlist_then_post(100.0, 300.0);
+    assert_eq!(wakeups, 1);
+    assert!(latency < 100.0, "latency {latency} us");
+}

@@ -161,6 +161,7 @@ impl Simulator {
                     woken_at: None,
                     pc: 0,
                     loops: Vec::new(),
+                    word: crate::task::WaitWord::Clear,
                     wake_walk: None,
                     remaining_work: None,
                     spin_until: None,
@@ -403,6 +404,7 @@ fn offset_channels(
                     Instr::Barrier(shift(channel), parties, label)
                 }
                 Instr::WakeAll(channel) => Instr::WakeAll(shift(channel)),
+                Instr::Enlist(channel) => Instr::Enlist(shift(channel)),
                 Instr::WakeEach(channel, each) => Instr::WakeEach(shift(channel), dist(each)),
                 Instr::Reset(channel) => Instr::Reset(shift(channel)),
                 Instr::Spawn(pool) => Instr::Spawn(pool + pool_base),

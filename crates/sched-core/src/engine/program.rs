@@ -3,12 +3,33 @@
 use super::*;
 use crate::behaviour::{ChannelId, Instr};
 use crate::cpuset::CpuSet;
-use crate::task::{LoopFrame, TaskId, TaskState, WakeWalk};
+use crate::task::{LoopFrame, TaskId, TaskState, WaitWord, WakeWalk};
 use crate::time::SimTime;
 use crate::topology::CpuId;
 use crate::trace::{Reason, TraceKind};
 
 impl Simulator {
+    /// A waker takes `waiter` off a channel's list. A task that enlisted and has
+    /// not yet blocked in its `Await` only has its word set (schbench's `fpost()`:
+    /// the compare-and-swap from BLOCKED succeeds, and the `FUTEX_WAKE` finds
+    /// nobody sleeping); any other is woken (`try_to_wake_up()`).
+    fn wake_waiter(
+        &mut self,
+        waiter: TaskId,
+        cpu: CpuId,
+        waker: TaskId,
+        sync: bool,
+        stamp: SimTime,
+    ) {
+        let task = &mut self.tasks[waiter.0 as usize];
+        if task.word == WaitWord::Listed && task.state != TaskState::Blocked {
+            task.word = WaitWord::Woken(stamp);
+            return;
+        }
+        task.word = WaitWord::Clear;
+        self.try_to_wake_up(waiter, cpu, Some(waker), sync);
+    }
+
     /// `WakeAll`: every waiter of the channel, in arrival order. This and the walk's
     /// start and end are out of line: the interpreter's loop stays as small as it
     /// was for the programs that use none of them (hackbench's).
@@ -17,7 +38,7 @@ impl Simulator {
         let mut waiters = std::mem::take(&mut self.waiters_scratch);
         waiters.extend(self.channels[channel.0 as usize].waiters.drain(..));
         for &waiter in &waiters {
-            self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+            self.wake_waiter(waiter, cpu, task_id, false, self.now);
         }
         super::give_back(&mut self.waiters_scratch, waiters);
     }
@@ -110,12 +131,33 @@ impl Simulator {
                 Instr::Post(channel, count, sync) => {
                     for _ in 0..count {
                         match self.channels[channel.0 as usize].waiters.pop_front() {
-                            Some(waiter) => self.try_to_wake_up(waiter, cpu, Some(task_id), sync),
+                            Some(waiter) => self.wake_waiter(waiter, cpu, task_id, sync, self.now),
                             None => self.channels[channel.0 as usize].tokens += 1,
                         }
                     }
                 }
                 Instr::WakeAll(channel) => self.wake_all(channel, cpu, task_id),
+                Instr::Enlist(channel) => {
+                    self.channels[channel.0 as usize].waiters.push_back(task_id);
+                    self.tasks[tidx].word = WaitWord::Listed;
+                }
+                Instr::Await => match self.tasks[tidx].word {
+                    WaitWord::Clear => {}
+                    WaitWord::Woken(stamp) => {
+                        // Already woken: no sleep, and the wakeup latency is the
+                        // time since the waker's stamp (schbench reads its clock
+                        // after `fwait()` returns, slept or not).
+                        self.tasks[tidx].word = WaitWord::Clear;
+                        if self.tasks[tidx].record_latency {
+                            self.metrics.record_latency((self.now - stamp).as_ns());
+                        }
+                    }
+                    WaitWord::Listed => {
+                        // Still on the list: sleep until a waker comes.
+                        self.dequeue_curr(task_id, cpu, TaskState::Blocked);
+                        return;
+                    }
+                },
                 Instr::WakeEach(channel, each) => {
                     // schbench's xlist_wake_all(): splice the list once, take one
                     // timestamp, then one futex wake per waiter, newest first. The
@@ -132,7 +174,7 @@ impl Simulator {
                         continue;
                     };
                     self.tasks[tidx].pc = pc;
-                    self.try_to_wake_up(waiter, cpu, Some(task_id), false);
+                    self.wake_waiter(waiter, cpu, task_id, false, started);
                     let woken = &mut self.tasks[waiter.0 as usize].woken_at;
                     if *woken == Some(self.now) {
                         *woken = Some(started);

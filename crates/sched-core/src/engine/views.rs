@@ -340,11 +340,40 @@ impl Simulator {
                 ));
             }
         }
+        // A channel's waiter is blocked, or enlisted and not yet in its `Await`;
+        // an enlisted task is on exactly one list (a channel's or a wake walk's),
+        // and a woken word on none.
+        let mut listed = vec![0u32; self.tasks.len()];
         for channel in &self.channels {
             for waiter in &channel.waiters {
-                if self.tasks[waiter.0 as usize].state != TaskState::Blocked {
-                    return Err("a channel holds a waiter that is not blocked".into());
+                let task = &self.tasks[waiter.0 as usize];
+                if task.state != TaskState::Blocked && task.word != crate::task::WaitWord::Listed {
+                    return Err(format!(
+                        "pid {} waits on a channel but is {:?} and not enlisted",
+                        task.pid.0, task.state
+                    ));
                 }
+                listed[waiter.0 as usize] += 1;
+            }
+        }
+        // A walk in progress holds waiters taken off their channel, not yet woken.
+        for walk in self.tasks.iter().filter_map(|task| task.wake_walk.as_ref()) {
+            for waiter in &walk.pending {
+                listed[waiter.0 as usize] += 1;
+            }
+        }
+        for (task, on_lists) in self.tasks.iter().zip(&listed) {
+            if task.word == crate::task::WaitWord::Listed && *on_lists != 1 {
+                return Err(format!(
+                    "pid {} is enlisted but on {on_lists} channel lists",
+                    task.pid.0
+                ));
+            }
+            if matches!(task.word, crate::task::WaitWord::Woken(_)) && *on_lists != 0 {
+                return Err(format!(
+                    "pid {} was taken off its list but is still on {on_lists}",
+                    task.pid.0
+                ));
             }
         }
         for pool in &self.spawn_pools {

@@ -135,17 +135,30 @@ impl SchbenchSpec {
                     },
                 });
             }
-            // A worker: report to the messenger and wait to be woken (the latency sample),
-            // then think for `-c` on the CPU, or in pipe mode copy `-p` bytes.
+            // A worker (schbench's `msg_and_wait()`): set its own futex word to
+            // BLOCKED and join the messenger's list, post the messenger's futex (a
+            // `FUTEX_WAKE` syscall of its own time), then wait on its word unless the
+            // messenger has already woken it (the latency sample). Then think for `-c`
+            // on the CPU, or in pipe mode write `-p` bytes into its page.
+            // Simplification: the `FUTEX_WAIT` syscall itself costs nothing.
             let work = match self.pipe_bytes {
-                // A page-sized memset and the futex syscalls: about a microsecond.
-                Some(bytes) => run(0.5 + bytes as f64 / 4096.0),
+                // The page's memset: about a microsecond per 4 KiB.
+                Some(bytes) => run(bytes as f64 / 4096.0),
                 // usec_spin(): -c microseconds of the clock, not of work.
                 None => Op::Spin {
                     duration: Dist::fixed_us(self.cputime_us as f64),
                 },
             };
-            let worker_ops = vec![post(&futex, false), wait(&list), work, Op::Complete];
+            let worker_ops = vec![
+                Op::Enlist {
+                    channel: list.clone(),
+                },
+                post(&futex, false),
+                run(FUTEX_WAKE_US),
+                Op::Await,
+                work,
+                Op::Complete,
+            ];
             let messenger_program = expansion.program(&forever(messenger_ops));
             let worker_program = expansion.program(&forever(worker_ops));
             let mut template = plan("schbench", messenger_program, leader, self.footprint_kib);
