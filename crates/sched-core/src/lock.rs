@@ -4,6 +4,9 @@
 //! since events run in time order); the wait is spent spinning. Holding it costs the
 //! hold time plus a cache-line bounce when another CPU held it last. Both the spin
 //! and the hold are charged to the acquiring CPU as scheduler overhead.
+//! Simplification: every acquisition of an event is requested at the event's instant
+//! (not after the CPU's earlier holds in it), and a lock taken inside another does
+//! not lengthen the outer one's hold.
 
 use crate::cost::bounce_ns;
 use crate::time::SimTime;
