@@ -39,6 +39,28 @@ fn a_spin_on_the_clock_ends_at_its_deadline_while_work_waits_for_the_cpu() {
     );
 }
 
+/// A 100 ms run on the teaching machine, without background tasks, of the tasks of
+/// `recorded` and of `other` as one workload, so that they share its channels; only
+/// `recorded`'s wakeups count as latency samples.
+fn sharing_channels(recorded: WorkloadSpec, other: WorkloadSpec) -> sched_core::scenario::Scenario {
+    let (WorkloadSpec::Tasks(mut spec), WorkloadSpec::Tasks(other)) = (recorded, other) else {
+        unreachable!()
+    };
+    let first_other = spec.tasks.len();
+    spec.tasks.extend(other.tasks);
+    for plan in &mut spec.tasks[first_other..] {
+        plan.record_latency = false;
+    }
+    let mut scenario = scenario(
+        preset("teaching-small"),
+        vec![WorkloadSpec::Tasks(spec)],
+        100,
+        1,
+    );
+    scenario.background.enabled = false;
+    scenario
+}
+
 /// One waker and four waiters on an idle 8-CPU machine: the waker runs 1 ms (the
 /// waiters block meanwhile), wakes them with `wake`, and exits; the waiters exit
 /// when woken. Returns the spread of the waiters' wakeup latencies, in us.
@@ -53,22 +75,10 @@ fn latency_spread(wake: Op) -> f64 {
         },
         wake,
     ];
-    // One workload, so that both kinds of task share the channel.
-    let WorkloadSpec::Tasks(mut spec) = tasks("waiter", 4, None, 0, waiter) else {
-        unreachable!()
-    };
-    let WorkloadSpec::Tasks(waker_spec) = tasks("waker", 1, None, 0, waker) else {
-        unreachable!()
-    };
-    spec.tasks.extend(waker_spec.tasks);
-    spec.tasks[1].record_latency = false;
-    let mut scenario = scenario(
-        preset("teaching-small"),
-        vec![WorkloadSpec::Tasks(spec)],
-        100,
-        1,
+    let scenario = sharing_channels(
+        tasks("waiter", 4, None, 0, waiter),
+        tasks("waker", 1, None, 0, waker),
     );
-    scenario.background.enabled = false;
     let latency = run(&scenario).wakeup_latency_us;
     assert_eq!(latency.samples, 4, "{latency:?}");
     latency.max - latency.min
@@ -134,21 +144,10 @@ fn enlist_then_post(enlisted_us: f64, poster_us: f64) -> (u64, f64) {
             sync: false,
         },
     ];
-    let WorkloadSpec::Tasks(mut spec) = tasks("enlisted", 1, Some("1"), 0, enlisted) else {
-        unreachable!()
-    };
-    let WorkloadSpec::Tasks(poster_spec) = tasks("poster", 1, Some("2"), 0, poster) else {
-        unreachable!()
-    };
-    spec.tasks.extend(poster_spec.tasks);
-    spec.tasks[1].record_latency = false;
-    let mut scenario = scenario(
-        preset("teaching-small"),
-        vec![WorkloadSpec::Tasks(spec)],
-        100,
-        1,
+    let scenario = sharing_channels(
+        tasks("enlisted", 1, Some("1"), 0, enlisted),
+        tasks("poster", 1, Some("2"), 0, poster),
     );
-    scenario.background.enabled = false;
     let summary = run(&scenario);
     assert_eq!(summary.wakeup_latency_us.samples, 1, "{summary:?}");
     (summary.wakeups, summary.wakeup_latency_us.max)
