@@ -719,11 +719,7 @@ impl SimHandle {
     /// columns in nanoseconds and `contention_points` / `contending_points` by call
     /// site. Small (two rows); read it at most once per frame.
     pub fn lock_stat_json(&self) -> String {
-        let mut rows = vec![self.sim.rq_lock_stat.report()];
-        if self.sim.shared_runq.enabled() {
-            rows.push(self.sim.shared_runq.lock_stat.report());
-        }
-        serde_json::to_string(&rows).expect("lock_stat serialises")
+        serde_json::to_string(&self.sim.lock_stat_rows()).expect("lock_stat serialises")
     }
 
     pub fn trace_hash(&self) -> String {

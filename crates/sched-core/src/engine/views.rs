@@ -2,11 +2,21 @@
 
 use super::*;
 use crate::metrics::{IdleWhileRunnable, RunSummary, Throughput, WorkloadThroughput};
-use crate::task::{TaskId, TaskState};
+use crate::task::{TaskId, TaskState, WaitWord};
 use crate::topology::CpuId;
 use crate::workload::ThroughputKind;
 
 impl Simulator {
+    /// `/proc/lock_stat`'s rows so far: `&rq->__lock`, and `&shard->lock` when
+    /// SHARED_RUNQ is on, each with its averages and call sites.
+    pub fn lock_stat_rows(&self) -> Vec<crate::lock::LockStat> {
+        let mut rows = vec![self.rq_lock_stat.report()];
+        if self.shared_runq.enabled() {
+            rows.push(self.shared_runq.lock_stat.report());
+        }
+        rows
+    }
+
     /// Utilisation of a CPU (PELT, 0..1024) as of now.
     pub fn cpu_util(&self, cpu: CpuId) -> f64 {
         let busy = self.rqs[cpu.0 as usize].curr.is_some();
@@ -149,14 +159,7 @@ impl Simulator {
             context_switches: self.metrics.context_switches,
             wakeups: self.metrics.wakeups,
             migrations: self.metrics.migrations.clone(),
-            locks: if self.shared_runq.enabled() {
-                vec![
-                    self.rq_lock_stat.report(),
-                    self.shared_runq.lock_stat.report(),
-                ]
-            } else {
-                vec![self.rq_lock_stat.report()]
-            },
+            locks: self.lock_stat_rows(),
             avg_freq_mhz: power
                 .as_ref()
                 .map_or(self.costs.frequency_mhz as f64, |power| power.avg_freq_mhz),
@@ -347,7 +350,7 @@ impl Simulator {
         for channel in &self.channels {
             for waiter in &channel.waiters {
                 let task = &self.tasks[waiter.0 as usize];
-                if task.state != TaskState::Blocked && task.word != crate::task::WaitWord::Listed {
+                if task.state != TaskState::Blocked && task.word != WaitWord::Listed {
                     return Err(format!(
                         "pid {} waits on a channel but is {:?} and not enlisted",
                         task.pid.0, task.state
@@ -363,13 +366,13 @@ impl Simulator {
             }
         }
         for (task, on_lists) in self.tasks.iter().zip(&listed) {
-            if task.word == crate::task::WaitWord::Listed && *on_lists != 1 {
+            if task.word == WaitWord::Listed && *on_lists != 1 {
                 return Err(format!(
                     "pid {} is enlisted but on {on_lists} channel lists",
                     task.pid.0
                 ));
             }
-            if matches!(task.word, crate::task::WaitWord::Woken(_)) && *on_lists != 0 {
+            if matches!(task.word, WaitWord::Woken(_)) && *on_lists != 0 {
                 return Err(format!(
                     "pid {} was taken off its list but is still on {on_lists}",
                     task.pid.0
