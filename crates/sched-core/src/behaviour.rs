@@ -151,7 +151,8 @@ pub enum Op {
     /// it sets its own futex word to BLOCKED and adds itself to the message
     /// thread's list, then goes on to post). A `Post`, `WakeAll` or `WakeEach`
     /// that reaches it before its `Await` takes it off the list and sets its word
-    /// instead of waking it; one that reaches it after wakes it.
+    /// instead of waking it; one that reaches it after wakes it. A token the
+    /// channel kept from an earlier post is taken at once, as `Wait` takes it.
     Enlist { channel: String },
     /// Block until a waker takes this task off the list it enlisted on, or go on
     /// at once if one already has (`FUTEX_WAIT` on a word no longer BLOCKED), or

@@ -165,3 +165,36 @@ fn a_post_that_comes_before_the_await_sets_the_word_and_nobody_sleeps() {
     assert_eq!(wakeups, 1);
     assert!(latency < 100.0, "latency {latency} us");
 }
+
+#[test]
+fn an_enlist_takes_a_token_kept_from_an_earlier_post() {
+    // The poster posts at 0 with nobody listed, so the channel keeps the token; the
+    // other enlists 100 us later and must not sleep on a wake that already came.
+    let post = Op::Post {
+        channel: "word".into(),
+        count: 1,
+        sync: false,
+    };
+    let late = vec![
+        Op::Run {
+            duration: Dist::fixed_us(100.0),
+            memory_bound: false,
+        },
+        Op::Enlist {
+            channel: "word".into(),
+        },
+        Op::Await,
+    ];
+    let scenario = sharing_channels(
+        tasks("late", 1, Some("1"), 0, late),
+        tasks("poster", 1, Some("2"), 0, vec![post]),
+    );
+    let summary = run(&scenario);
+    assert_eq!(summary.wakeups, 0);
+    // Both ran to their end: the late task did not stay blocked.
+    assert!(
+        summary.sim_time_ns < 1_000_000,
+        "ended at {} ns",
+        summary.sim_time_ns
+    );
+}

@@ -138,8 +138,16 @@ impl Simulator {
                 }
                 Instr::WakeAll(channel) => self.wake_all(channel, cpu, task_id),
                 Instr::Enlist(channel) => {
-                    self.channels[channel.0 as usize].waiters.push_back(task_id);
-                    self.tasks[tidx].word = WaitWord::Listed;
+                    // A token kept from a post that found nobody is taken at once, as
+                    // `Wait` takes it: the word reads woken, and `Await` goes on.
+                    let chan = &mut self.channels[channel.0 as usize];
+                    if chan.tokens > 0 {
+                        chan.tokens -= 1;
+                        self.tasks[tidx].word = WaitWord::Woken(self.now);
+                    } else {
+                        chan.waiters.push_back(task_id);
+                        self.tasks[tidx].word = WaitWord::Listed;
+                    }
                 }
                 Instr::Await => match self.tasks[tidx].word {
                     WaitWord::Clear => {}
