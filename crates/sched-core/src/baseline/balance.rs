@@ -324,6 +324,7 @@ impl Simulator {
         // The other groups' statistics go in a buffer kept between balances: one
         // allocation per balance of every level was a cost that grew with the machine.
         let mut others = std::mem::take(&mut self.balance_groups);
+        self.flush_group_sums();
         let sd = &self.domains.of(this_cpu)[level];
         let found = match self.features.load_balance {
             LoadBalanceVariant::Load => {

@@ -47,6 +47,7 @@ impl Simulator {
             });
             return (only, Reason::Pinned);
         }
+        self.flush_group_sums();
         let mut cpu = if affinity.contains(this_cpu) {
             this_cpu
         } else {

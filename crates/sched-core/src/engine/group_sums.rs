@@ -2,16 +2,19 @@
 //!
 //! The kernel's `update_sg_lb_stats()` walks every CPU of every group of a domain on
 //! each balance pass, and so did the model: on a 512-CPU machine a newidle pass at the
-//! NUMA level read 512 CPUs and computed 512 PELT decays. For domains wider than
-//! [`WIDE_SPAN`] CPUs the simulator instead keeps each group's sums up to date as its
-//! CPUs change, so a pass costs one read per group. A CPU's utilisation decays
+//! NUMA level read 512 CPUs and computed 512 PELT decays, and on a 72-CPU Milan a
+//! newidle pass of schbench's pipe mode read 86. For domains wider than
+//! [`WIDE_SPAN`] CPUs the simulator instead keeps each group's sums, so a pass costs
+//! one read per group. A CPU whose state changes is only noted
+//! ([`Simulator::note_group_sums`]); the next reader folds each noted CPU's new part
+//! in once ([`Simulator::flush_group_sums`]), however often it changed in between. A CPU's utilisation decays
 //! continuously (`pelt.rs`): `u(now) = T + (u0 - T) * 2^(-(now - t0) / H)` with `T` 1024
 //! when it runs and 0 when not. A group's sum is therefore
 //! `sum(T) + 2^(-(now - E) / H) * sum((u0 - T) * 2^((t0 - E) / H))` for an epoch `E`,
 //! which moves forward every few half-lives. The figures equal the CPU-by-CPU sums up
 //! to floating-point rounding (checked in test builds); the walk's simulated cost is
-//! charged as before. Narrower domains keep the CPU-by-CPU walk, and their results are
-//! bit for bit what they were.
+//! charged as before. Narrower domains (a core's SMT threads, a small LLC) keep the
+//! CPU-by-CPU walk, which costs less than keeping their sums.
 
 use super::Simulator;
 use crate::baseline::groups::GroupStats;
@@ -21,8 +24,10 @@ use crate::time::SimTime;
 use crate::topology::CpuId;
 use std::collections::HashMap;
 
-/// Domains spanning more CPUs than this keep running sums for their groups.
-pub const WIDE_SPAN: usize = 128;
+/// Domains spanning more CPUs than this keep running sums for their groups. At 8,
+/// every doc sweep and shipped scenario gives the same trace as the walk everywhere
+/// (docs/PERFORMANCE.md, "Group sums from nine CPUs up").
+pub const WIDE_SPAN: usize = 8;
 /// How far the epoch may fall behind before every sum is rebuilt from its CPUs
 /// (four PELT half-lives): this bounds the scale factors and any rounding drift.
 const REBASE_NS: u64 = 4 * PELT_HALF_LIFE_NS as u64;
@@ -80,6 +85,12 @@ pub struct GroupSums {
     of_cpu: Vec<Vec<u32>>,
     parts: Vec<Part>,
     epoch: SimTime,
+    /// CPUs whose state changed since their parts were last summed, each once
+    /// (`stale`): their parts are brought up to date when a balance or a fork next
+    /// reads the sums ([`Simulator::flush_group_sums`]), so a CPU that changes many
+    /// times between two reads costs one update.
+    dirty: Vec<CpuId>,
+    stale: Vec<bool>,
 }
 
 impl GroupSums {
@@ -90,6 +101,7 @@ impl GroupSums {
         let mut sums = GroupSums {
             of_cpu: vec![Vec::new(); n_cpus],
             parts: vec![Part::default(); n_cpus],
+            stale: vec![false; n_cpus],
             ..GroupSums::default()
         };
         for cpu_domains in &mut domains.per_cpu {
@@ -127,6 +139,9 @@ impl Simulator {
     /// Moves the epoch to now and sums every group afresh, CPU by CPU.
     fn rebase_group_sums(&mut self) {
         self.group_sums.epoch = self.now;
+        for cpu in std::mem::take(&mut self.group_sums.dirty) {
+            self.group_sums.stale[cpu.0 as usize] = false;
+        }
         for cpu_idx in 0..self.group_sums.parts.len() {
             if !self.group_sums.of_cpu[cpu_idx].is_empty() {
                 self.group_sums.parts[cpu_idx] = self.group_part(CpuId(cpu_idx as u32));
@@ -169,31 +184,58 @@ impl Simulator {
         }
     }
 
-    /// Brings `cpu`'s part in its groups' sums up to date. Nothing to do on a machine
-    /// without wide domains.
+    /// Notes that `cpu`'s part in its groups' sums may have changed. Nothing to do on
+    /// a machine without wide domains.
+    #[inline]
     pub(crate) fn note_group_sums(&mut self, cpu: CpuId) {
         let cpu_idx = cpu.0 as usize;
-        if self.group_sums.of_cpu[cpu_idx].is_empty() {
+        let sums = &mut self.group_sums;
+        if sums.of_cpu[cpu_idx].is_empty() || sums.stale[cpu_idx] {
+            return;
+        }
+        sums.stale[cpu_idx] = true;
+        sums.dirty.push(cpu);
+    }
+
+    /// Brings the parts of the CPUs noted since the last flush up to date in their
+    /// groups' sums; every reader of the sums calls this first.
+    pub(crate) fn flush_group_sums(&mut self) {
+        if self.group_sums.dirty.is_empty() {
             return;
         }
         if (self.now - self.group_sums.epoch).as_ns() > REBASE_NS {
             self.rebase_group_sums();
             return;
         }
-        let part = self.group_part(cpu);
-        let sums = &mut self.group_sums;
-        let old = std::mem::replace(&mut sums.parts[cpu_idx], part);
-        for &group in &sums.of_cpu[cpu_idx] {
-            let group = &mut sums.sums[group as usize];
-            group.add(&old, -1.0);
-            group.add(&part, 1.0);
+        let dirty = std::mem::take(&mut self.group_sums.dirty);
+        for &cpu in &dirty {
+            let cpu_idx = cpu.0 as usize;
+            let part = self.group_part(cpu);
+            let sums = &mut self.group_sums;
+            sums.stale[cpu_idx] = false;
+            let old = std::mem::replace(&mut sums.parts[cpu_idx], part);
+            for &group in &sums.of_cpu[cpu_idx] {
+                let group = &mut sums.sums[group as usize];
+                group.add(&old, -1.0);
+                group.add(&part, 1.0);
+            }
         }
+        // Keep the buffer's allocation for the next round.
+        let mut dirty = dirty;
+        dirty.clear();
+        self.group_sums.dirty = dirty;
     }
 
     /// Every group's sums against a walk over its CPUs (for `check_invariants`).
+    /// Groups with a CPU noted since the last flush are skipped: their sums are
+    /// brought up to date only when next read.
     pub(super) fn group_sums_problem(&self) -> Result<(), String> {
-        for (group, members) in self.group_sums.members.iter().enumerate() {
-            let summed = self.summed_group_stats(group as u32);
+        let sums = &self.group_sums;
+        for (group, members) in sums.members.iter().enumerate() {
+            if members.iter().any(|cpu| sums.stale[cpu.0 as usize]) {
+                continue;
+            }
+            let summed = self.sums_as_stats(group as u32);
             let set = CpuSet::from_cpus(self.topology.n_cpus(), members.iter().copied());
             let walked = self.group_stats_by_cpu(&set);
             if !summed.matches(&walked) {
@@ -208,6 +250,14 @@ impl Simulator {
 
     /// A wide domain's group's statistics from its sums.
     pub(crate) fn summed_group_stats(&self, group: u32) -> GroupStats {
+        debug_assert!(
+            self.group_sums.dirty.is_empty(),
+            "group sums read before flush_group_sums()"
+        );
+        self.sums_as_stats(group)
+    }
+
+    fn sums_as_stats(&self, group: u32) -> GroupStats {
         let sums = &self.group_sums.sums[group as usize];
         let since_epoch = (self.now - self.group_sums.epoch).as_ns() as f64;
         let decay = crate::pelt::group_decay(since_epoch);

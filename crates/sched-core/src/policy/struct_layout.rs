@@ -363,11 +363,21 @@ pub fn layout_report(spec: &StructLayoutSpec) -> Result<LayoutReport, String> {
     })
 }
 
-/// The lines one operation touches: (read, written) masks per structure.
+/// One part of a touch: the operation its misses count for, and the lines of each
+/// structure it touches that an earlier part of the same touch did not.
 #[derive(Clone, Copy, Debug, Default)]
-struct OpLines {
-    se: (u64, u64),
-    rq: (u64, u64),
+struct TouchPart {
+    slot: usize,
+    se: u64,
+    rq: u64,
+}
+
+/// What one operation touches, in the kernel's order: its own lines and
+/// `update_load_avg()`'s, each line once (see `struct_layout_touch_slow`).
+#[derive(Clone, Copy, Debug, Default)]
+struct TouchPlan {
+    parts: [TouchPart; 2],
+    len: usize,
 }
 
 /// One operation's figures over a run.
@@ -414,7 +424,7 @@ pub struct LayoutModel {
     pub se: StructLayout,
     pub rq: StructLayout,
     layout_name: String,
-    ops: [OpLines; StructOp::ALL.len()],
+    plans: [TouchPlan; StructOp::ALL.len()],
     capacity: u64,
     /// Each CPU's clock: lines touched there, and footprints run there.
     clocks: Vec<u64>,
@@ -451,14 +461,34 @@ impl LayoutModel {
         n_groups: usize,
     ) -> Result<LayoutModel, String> {
         let (se, rq) = resolve_layouts(spec)?;
-        let mut ops = [OpLines::default(); StructOp::ALL.len()];
+        // Each operation's lines, read or written, per structure.
+        let mut ops = [(0u64, 0u64); StructOp::ALL.len()];
         for (slot, op) in StructOp::ALL.iter().enumerate() {
             for part in data::op_fields(*op) {
                 let lines = &mut ops[slot];
-                lines.se.0 |= se.line_mask(part.se_read);
-                lines.se.1 |= se.line_mask(part.se_write);
-                lines.rq.0 |= rq.line_mask(part.rq_read);
-                lines.rq.1 |= rq.line_mask(part.rq_write);
+                lines.0 |= se.line_mask(part.se_read) | se.line_mask(part.se_write);
+                lines.1 |= rq.line_mask(part.rq_read) | rq.line_mask(part.rq_write);
+            }
+        }
+        let mut plans = [TouchPlan::default(); StructOp::ALL.len()];
+        for (slot, op) in StructOp::ALL.iter().enumerate() {
+            let order = match op.load_avg_first() {
+                Some(true) => vec![StructOp::UpdateLoadAvg as usize, slot],
+                Some(false) => vec![slot, StructOp::UpdateLoadAvg as usize],
+                None => vec![slot],
+            };
+            let plan = &mut plans[slot];
+            let (mut se_done, mut rq_done) = (0u64, 0u64);
+            for part in order {
+                let (se_lines, rq_lines) = ops[part];
+                plan.parts[plan.len] = TouchPart {
+                    slot: part,
+                    se: se_lines & !se_done,
+                    rq: rq_lines & !rq_done,
+                };
+                plan.len += 1;
+                se_done |= se_lines;
+                rq_done |= rq_lines;
             }
         }
         let layout_name = match spec {
@@ -472,7 +502,7 @@ impl LayoutModel {
             se,
             rq,
             layout_name: layout_name.into(),
-            ops,
+            plans,
             capacity: CACHE_BYTES_PER_CPU / LINE_BYTES as u64,
 
             clocks: vec![0; n_cpus],
@@ -519,36 +549,13 @@ impl LayoutModel {
         (Lines::Cpu(cpu), self.block(cpu, slot) + self.se_stride)
     }
 
-    /// `by` touches the lines in `mask` from `base`; returns the misses. A line is
-    /// held by the last CPU that touched it (a read by another CPU takes it, as a
-    /// write would), and hits while fewer than the capacity came after it there.
-    fn access(&mut self, by: CpuId, lines: Lines, base: usize, mut mask: u64) -> u64 {
-        if mask == 0 {
-            return 0;
+    /// The `len` lines from `base` of the array `lines` names.
+    #[inline]
+    fn lines_mut(&mut self, lines: Lines, base: usize, len: usize) -> &mut [u64] {
+        match lines {
+            Lines::Task => &mut self.task_lines[base..base + len],
+            Lines::Cpu(cpu) => &mut self.cpu_lines[cpu.0 as usize][base..base + len],
         }
-        let owner = (by.0 as u64 + 1) << STAMP_BITS;
-        let mut clock = self.clocks[by.0 as usize];
-        let (mut misses, mut remote) = (0, 0);
-        let lines = match lines {
-            Lines::Task => &mut self.task_lines[base..],
-            Lines::Cpu(cpu) => &mut self.cpu_lines[cpu.0 as usize][base..],
-        };
-        while mask != 0 {
-            let line = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            clock += 1;
-            let slot = &mut lines[line];
-            let held = *slot & !STAMP_MASK;
-            if held != owner || clock - (*slot & STAMP_MASK) > self.capacity {
-                misses += 1;
-                remote += u64::from(held != 0 && held != owner);
-            }
-            *slot = owner | (clock & STAMP_MASK);
-        }
-        self.accesses += clock - self.clocks[by.0 as usize];
-        self.clocks[by.0 as usize] = clock;
-        self.remote += remote;
-        misses
     }
 
     /// A task starts on `cpu`: its footprint pushes the kernel's lines towards
@@ -593,6 +600,35 @@ impl LayoutModel {
     }
 }
 
+/// A CPU touches the lines in `mask` of `lines`, its clock counting each: returns
+/// the misses, and adds to `remote` those on a line another CPU held last. A line is
+/// held by the last CPU that touched it (a read by another CPU takes it, as a write
+/// would), and hits while fewer than the capacity came after it there.
+#[inline(always)]
+fn touch_lines(lines: &mut [u64], mut mask: u64, cpu: &mut CpuClock, remote: &mut u64) -> u64 {
+    let mut misses = 0;
+    while mask != 0 {
+        let line = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        cpu.clock += 1;
+        let slot = &mut lines[line];
+        let held = *slot & !STAMP_MASK;
+        if held != cpu.owner || cpu.clock - (*slot & STAMP_MASK) > cpu.capacity {
+            misses += 1;
+            *remote += u64::from(held != 0 && held != cpu.owner);
+        }
+        *slot = cpu.owner | (cpu.clock & STAMP_MASK);
+    }
+    misses
+}
+
+/// The touching CPU, as [`touch_lines`] needs it.
+struct CpuClock {
+    owner: u64,
+    clock: u64,
+    capacity: u64,
+}
+
 impl Simulator {
     /// `by` performs `op` on `cpu`'s structures: the entity `se` (if any) and the
     /// cfs_rq `rq`. Misses are counted and charged to `by` at the refill cost of a
@@ -626,35 +662,34 @@ impl Simulator {
         let Some(model) = self.layout_model.as_mut() else {
             return;
         };
-        let (first, second) = match op.load_avg_first() {
-            Some(true) => (StructOp::UpdateLoadAvg, Some(op)),
-            Some(false) => (op, Some(StructOp::UpdateLoadAvg)),
-            None => (op, None),
-        };
-        let remote_before = model.remote;
-        let mut misses = 0;
-        let (mut se_done, mut rq_done) = (0u64, 0u64);
+        let plan = model.plans[op as usize];
         let se_at = se.map(|se| model.se_lines(se, cpu));
         let rq_at = model.rq_lines(rq, cpu);
-        for part in std::iter::once(first).chain(second) {
-            let slot = part as usize;
-            model.calls[slot] += 1;
-            let lines = model.ops[slot];
+        let (se_len, rq_len) = (model.se_stride, model.rq_stride);
+        let mut clock = CpuClock {
+            owner: (by.0 as u64 + 1) << STAMP_BITS,
+            clock: model.clocks[by.0 as usize],
+            capacity: model.capacity,
+        };
+        let start = clock.clock;
+        let (mut misses, mut remote) = (0, 0);
+        for part in &plan.parts[..plan.len] {
+            model.calls[part.slot] += 1;
             if let Some((array, base)) = se_at {
-                let mask = (lines.se.0 | lines.se.1) & !se_done;
-                se_done |= mask;
-                let m = model.access(by, array, base, mask);
-                model.misses[slot][0] += m;
+                let lines = model.lines_mut(array, base, se_len);
+                let m = touch_lines(lines, part.se, &mut clock, &mut remote);
+                model.misses[part.slot][0] += m;
                 misses += m;
             }
-            let mask = (lines.rq.0 | lines.rq.1) & !rq_done;
-            rq_done |= mask;
-            let m = model.access(by, rq_at.0, rq_at.1, mask);
-            model.misses[slot][1] += m;
+            let lines = model.lines_mut(rq_at.0, rq_at.1, rq_len);
+            let m = touch_lines(lines, part.rq, &mut clock, &mut remote);
+            model.misses[part.slot][1] += m;
             misses += m;
         }
+        model.accesses += clock.clock - start;
+        model.clocks[by.0 as usize] = clock.clock;
+        model.remote += remote;
         if misses > 0 {
-            let remote = model.remote - remote_before;
             let per_line = |ns_per_mib: u64| ns_per_mib * LINE_BYTES as u64 / (1 << 20);
             let ns = (misses - remote) * per_line(self.costs.refill_llc_ns_per_mib)
                 + remote * per_line(self.costs.refill_cross_llc_ns_per_mib);
