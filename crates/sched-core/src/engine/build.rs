@@ -326,6 +326,7 @@ impl Simulator {
             workloads,
             programs,
             balance_groups: Vec::new(),
+            retime_buffer: Vec::new(),
             waiters_scratch: Vec::new(),
             walk_pool: Vec::new(),
             dists: dists.dists,

@@ -185,6 +185,9 @@ pub struct Simulator {
     pub(crate) programs: Vec<Program>,
     /// `load_balance`'s buffer for the statistics of a domain's other groups.
     pub(crate) balance_groups: Vec<(usize, crate::baseline::groups::GroupStats)>,
+    /// The memory-bound CPUs of a node to re-time, kept between calls of
+    /// `refresh_memory_bound` (a list per call was an allocation per STREAM switch).
+    pub(crate) retime_buffer: Vec<CpuId>,
     /// Buffers kept between uses, so that waking a channel's waiters allocates
     /// nothing: the waiters of a `WakeAll`, and finished `WakeEach` walks.
     pub(crate) waiters_scratch: Vec<TaskId>,

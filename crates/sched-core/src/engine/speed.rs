@@ -79,13 +79,17 @@ impl Simulator {
             self.memory_bound_cpus.remove(cpu);
         }
         let node = self.topology.info(cpu).node.0 as usize;
-        let neighbours: Vec<CpuId> = self.topology.node_cpus[node]
-            .iter_and(&self.memory_bound_cpus)
-            .filter(|other| *other != cpu)
-            .collect();
-        for other in neighbours {
+        let mut neighbours = std::mem::take(&mut self.retime_buffer);
+        neighbours.clear();
+        neighbours.extend(
+            self.topology.node_cpus[node]
+                .iter_and(&self.memory_bound_cpus)
+                .filter(|other| *other != cpu),
+        );
+        for &other in &neighbours {
             self.retime(other);
         }
+        self.retime_buffer = neighbours;
         self.retime(cpu)
     }
 
