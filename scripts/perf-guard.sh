@@ -6,7 +6,7 @@
 #   - hackbench on 512 CPUs may cost at most 1.6x per event what it costs on 32
 #     (the target is 1.3x);
 #   - the schbench scenario on 512 CPUs at most 1.9x what it costs on 40 (target 1.5x);
-#   - hackbench on 32 CPUs at most 2,600 instructions per event (about 1.75x today's);
+#   - hackbench on 32 CPUs at most 2,600 instructions per event (about 2.4x today's);
 #   - schbench's pipe mode on Milan (72 CPUs, where newidle balancing reads the group
 #     sums of every domain) at most 4,000 (about 1.5x today's; 4,739 before the sums
 #     served domains of nine CPUs and up).

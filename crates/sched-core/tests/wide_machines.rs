@@ -1,7 +1,9 @@
-//! Machines with domains wider than 128 CPUs read their groups' statistics from
-//! running sums (`engine/group_sums.rs`). These runs check, after every event, that
-//! each group's sums still agree with a walk over its CPUs (`check_invariants`), on a
-//! busy machine, through CPU hotplug, and across the epoch's moves.
+//! Machines with domains wider than 8 CPUs read their groups' statistics from running
+//! sums (`engine/group_sums.rs`), a CPU's change folded in when a balance next reads
+//! them. These runs check after every event (`check_invariants`) that each group's
+//! sums equal its CPUs' parts, that every CPU not noted since the last fold has the
+//! part its state gives, and that a group with no noted CPU agrees with a walk over
+//! its CPUs; on a busy machine, through CPU hotplug, and across the epoch's moves.
 
 mod common;
 

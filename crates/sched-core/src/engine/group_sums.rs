@@ -24,8 +24,8 @@ use crate::time::SimTime;
 use crate::topology::CpuId;
 use std::collections::HashMap;
 
-/// Domains spanning more CPUs than this keep running sums for their groups. At 8,
-/// every doc sweep and shipped scenario gives the same trace as the walk everywhere
+/// Domains spanning more CPUs than this keep running sums for their groups. Moving
+/// it from 128 to 8 left the trace of every doc sweep and shipped scenario as it was
 /// (docs/PERFORMANCE.md, "Group sums from nine CPUs up").
 pub const WIDE_SPAN: usize = 8;
 /// How far the epoch may fall behind before every sum is rebuilt from its CPUs
@@ -44,6 +44,18 @@ struct Part {
     /// The runnable average: the same, times `max(nr_running, 1)`.
     runnable_target: f64,
     runnable_scaled: f64,
+}
+
+impl Part {
+    /// The same counts, and the same scaled averages up to rounding.
+    fn matches(&self, other: &Part) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+        (self.nr_running, self.load, self.idle) == (other.nr_running, other.load, other.idle)
+            && self.util_target == other.util_target
+            && self.runnable_target == other.runnable_target
+            && close(self.util_scaled, other.util_scaled)
+            && close(self.runnable_scaled, other.runnable_scaled)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -226,22 +238,51 @@ impl Simulator {
         self.group_sums.dirty = dirty;
     }
 
-    /// Every group's sums against a walk over its CPUs (for `check_invariants`).
-    /// Groups with a CPU noted since the last flush are skipped: their sums are
-    /// brought up to date only when next read.
+    /// The sums against the CPUs (for `check_invariants`): each group's sums equal
+    /// the parts of its CPUs as last folded in, the part of every CPU not noted since
+    /// equals its present state, and a group with no noted CPU equals a walk over its
+    /// CPUs. Together these say the next flush leaves every sum equal to the walk.
     pub(super) fn group_sums_problem(&self) -> Result<(), String> {
         let sums = &self.group_sums;
+        let n_cpus = self.topology.n_cpus();
+        for (cpu_idx, groups) in sums.of_cpu.iter().enumerate() {
+            if groups.is_empty() || sums.stale[cpu_idx] {
+                continue;
+            }
+            let stored = &sums.parts[cpu_idx];
+            let present = self.group_part(CpuId(cpu_idx as u32));
+            if !stored.matches(&present) {
+                return Err(format!(
+                    "CPU {cpu_idx} changed without being noted: its part {stored:?}, its state {present:?}"
+                ));
+            }
+        }
         for (group, members) in sums.members.iter().enumerate() {
+            let mut parts = Sums {
+                weight: members.len() as u32,
+                ..Sums::default()
+            };
+            for cpu in members {
+                parts.add(&sums.parts[cpu.0 as usize], 1.0);
+            }
+            let set = || CpuSet::from_cpus(n_cpus, members.iter().copied()).to_list_string();
+            let summed = self.stats_of(&sums.sums[group]);
+            let from_parts = self.stats_of(&parts);
+            if !summed.matches(&from_parts) {
+                return Err(format!(
+                    "group {} sums {summed:?}, its CPUs' parts {from_parts:?}",
+                    set()
+                ));
+            }
             if members.iter().any(|cpu| sums.stale[cpu.0 as usize]) {
                 continue;
             }
-            let summed = self.sums_as_stats(group as u32);
-            let set = CpuSet::from_cpus(self.topology.n_cpus(), members.iter().copied());
-            let walked = self.group_stats_by_cpu(&set);
+            let walked =
+                self.group_stats_by_cpu(&CpuSet::from_cpus(n_cpus, members.iter().copied()));
             if !summed.matches(&walked) {
                 return Err(format!(
                     "group {} sums {summed:?}, its CPUs {walked:?}",
-                    set.to_list_string()
+                    set()
                 ));
             }
         }
@@ -258,7 +299,11 @@ impl Simulator {
     }
 
     fn sums_as_stats(&self, group: u32) -> GroupStats {
-        let sums = &self.group_sums.sums[group as usize];
+        self.stats_of(&self.group_sums.sums[group as usize])
+    }
+
+    /// Sums (against the current epoch) as a group's statistics now.
+    fn stats_of(&self, sums: &Sums) -> GroupStats {
         let since_epoch = (self.now - self.group_sums.epoch).as_ns() as f64;
         let decay = crate::pelt::group_decay(since_epoch);
         GroupStats {
