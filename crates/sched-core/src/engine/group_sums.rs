@@ -106,6 +106,19 @@ pub struct GroupSums {
 }
 
 impl GroupSums {
+    /// Group `group`'s sums afresh: its CPUs' parts as last folded in, added up.
+    fn parts_sum(&self, group: usize) -> Sums {
+        let members = &self.members[group];
+        let mut total = Sums {
+            weight: members.len() as u32,
+            ..Sums::default()
+        };
+        for cpu in members {
+            total.add(&self.parts[cpu.0 as usize], 1.0);
+        }
+        total
+    }
+
     /// The groups of every domain wider than [`WIDE_SPAN`], each counted once however
     /// many CPUs' domains share it; writes each group's index into its domain.
     pub fn assign(domains: &mut crate::domains::Domains, n_cpus: usize) -> GroupSums {
@@ -160,15 +173,8 @@ impl Simulator {
             }
         }
         let sums = &mut self.group_sums;
-        for (group, members) in sums.members.iter().enumerate() {
-            let mut total = Sums {
-                weight: members.len() as u32,
-                ..Sums::default()
-            };
-            for cpu in members {
-                total.add(&sums.parts[cpu.0 as usize], 1.0);
-            }
-            sums.sums[group] = total;
+        for group in 0..sums.members.len() {
+            sums.sums[group] = sums.parts_sum(group);
         }
     }
 
@@ -258,13 +264,7 @@ impl Simulator {
             }
         }
         for (group, members) in sums.members.iter().enumerate() {
-            let mut parts = Sums {
-                weight: members.len() as u32,
-                ..Sums::default()
-            };
-            for cpu in members {
-                parts.add(&sums.parts[cpu.0 as usize], 1.0);
-            }
+            let parts = sums.parts_sum(group);
             let set = || CpuSet::from_cpus(n_cpus, members.iter().copied()).to_list_string();
             let summed = self.stats_of(&sums.sums[group]);
             let from_parts = self.stats_of(&parts);
