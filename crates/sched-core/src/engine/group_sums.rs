@@ -164,8 +164,9 @@ impl Simulator {
     /// Moves the epoch to now and sums every group afresh, CPU by CPU.
     fn rebase_group_sums(&mut self) {
         self.group_sums.epoch = self.now;
-        for cpu in std::mem::take(&mut self.group_sums.dirty) {
-            self.group_sums.stale[cpu.0 as usize] = false;
+        let sums = &mut self.group_sums;
+        for cpu in sums.dirty.drain(..) {
+            sums.stale[cpu.0 as usize] = false;
         }
         for cpu_idx in 0..self.group_sums.parts.len() {
             if !self.group_sums.of_cpu[cpu_idx].is_empty() {
@@ -238,10 +239,7 @@ impl Simulator {
                 group.add(&part, 1.0);
             }
         }
-        // Keep the buffer's allocation for the next round.
-        let mut dirty = dirty;
-        dirty.clear();
-        self.group_sums.dirty = dirty;
+        super::give_back(&mut self.group_sums.dirty, dirty);
     }
 
     /// The sums against the CPUs (for `check_invariants`): each group's sums equal

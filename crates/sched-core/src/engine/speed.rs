@@ -80,7 +80,6 @@ impl Simulator {
         }
         let node = self.topology.info(cpu).node.0 as usize;
         let mut neighbours = std::mem::take(&mut self.retime_buffer);
-        neighbours.clear();
         neighbours.extend(
             self.topology.node_cpus[node]
                 .iter_and(&self.memory_bound_cpus)
@@ -89,7 +88,7 @@ impl Simulator {
         for &other in &neighbours {
             self.retime(other);
         }
-        self.retime_buffer = neighbours;
+        super::give_back(&mut self.retime_buffer, neighbours);
         self.retime(cpu)
     }
 
