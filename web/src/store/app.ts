@@ -5,7 +5,7 @@ import { NO_INSPECTION, type Inspection, type Selection } from './inspector';
 import { NO_OVERRIDES, type PolicyOverrides } from './policy';
 import { FOLLOW_VIEW, type SliceStore, type TimelineView } from './timeline';
 import type { FrequencySeries } from './power';
-import type { Motion } from './motion';
+import { MotionLog } from './motion';
 import type { RunHistory } from './history';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
@@ -88,7 +88,7 @@ export interface AppState {
    */
   readonly timelineView: TimelineView;
   /** The run's task moves, newest last (bounded), for the machine view's motion. */
-  readonly motions: readonly Motion[];
+  readonly motions: MotionLog;
   /** When going back last restored an engine snapshot: the snapshot's time (undefined after a re-run from 0). */
   readonly restoredFromNs: number | undefined;
   /**
@@ -130,7 +130,7 @@ export const initialState: AppState = {
   frequency: undefined,
   notice: undefined,
   timelineView: FOLLOW_VIEW,
-  motions: [],
+  motions: MotionLog.EMPTY,
   restoredFromNs: undefined,
   history: undefined,
   nextDecision: 'migration',

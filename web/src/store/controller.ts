@@ -13,7 +13,7 @@ import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides }
 import { perShardContention, shardLockContention } from './shards';
 import { FOLLOW_VIEW, SliceStore, type SliceMark, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
-import { appendMotions } from './motion';
+import { appendMotions, MotionLog } from './motion';
 import { RunHistory } from './history';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
@@ -219,7 +219,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     store.set({
       frame,
       trace: appendTrace([], frame.newTrace),
-      motions: state.motions.filter((motion) => motion.atNs <= frame.nowNs),
+      motions: state.motions.upTo(frame.nowNs),
       playing: false,
       restoredFromNs: frame.nowNs,
     });
@@ -286,7 +286,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       loaded: result.loaded,
       frame: result.frame,
       trace: appendTrace([], result.frame.newTrace),
-      motions: appendMotions([], result.frame.migrations, result.loaded.machine),
+      motions: appendMotions(MotionLog.EMPTY, result.frame.migrations, result.loaded.machine),
       selection: undefined,
       inspection: NO_INSPECTION,
       shardLockContention: shardLockContention(undefined, result.frame.locks, 0),

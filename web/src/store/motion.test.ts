@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Machine } from '../engine/protocol';
-import { appendMotions, distanceOf, MAX_KEPT, motionSpanNs, motionView } from './motion';
+import { appendMotions, distanceOf, MAX_KEPT, MotionLog, motionSpanNs, motionView } from './motion';
 
 /** 2 nodes x 2 LLCs x 2 cores x SMT2: CPU i is core i>>1, LLC i>>2, node i>>3. */
 const MACHINE: Machine = {
@@ -23,22 +23,23 @@ describe('task moves', () => {
   });
 
   it('read the bridge quintuples with their cause, and keep the newest', () => {
-    const motions = appendMotions([], new Float64Array([100, 1001, 0, 1, 0, 200, 1002, 3, 9, 1]), MACHINE);
-    expect(motions).toEqual([
+    const motions = appendMotions(MotionLog.EMPTY, new Float64Array([100, 1001, 0, 1, 0, 200, 1002, 3, 9, 1]), MACHINE);
+    expect(motions.toArray()).toEqual([
       { atNs: 100, pid: 1001, from: 0, to: 1, cause: 'wakeup', distance: 'smt' },
       { atNs: 200, pid: 1002, from: 3, to: 9, cause: 'pull', distance: 'cross-numa' },
     ]);
     const many = new Float64Array(Array.from({ length: MAX_KEPT + 10 }, (_, index) => [index, 1, 0, 2, 2]).flat());
     const kept = appendMotions(motions, many, MACHINE);
-    expect(kept).toHaveLength(MAX_KEPT);
-    expect(kept[kept.length - 1]?.atNs).toBe(MAX_KEPT + 9);
+    expect(kept.length).toBe(MAX_KEPT);
+    expect(kept.at(kept.length - 1)?.atNs).toBe(MAX_KEPT + 9);
+    expect(kept.at(0)?.atNs).toBe(10);
   });
 
   it('show for a span the speed sets, the newest drawn and the rest counted by distance', () => {
     // 1/100x: 0.6 s of real time is 6 ms simulated.
     expect(motionSpanNs(0.01)).toBe(6e6);
     const flat = Array.from({ length: 10 }, (_, index) => [index * 1000, 1000 + index, 0, index % 2 === 0 ? 1 : 8, 0]).flat();
-    const motions = appendMotions([], new Float64Array(flat), MACHINE);
+    const motions = appendMotions(MotionLog.EMPTY, new Float64Array(flat), MACHINE);
     const view = motionView(motions, 9_000, 5_000, 3);
     // In the span [4000, 9000]: six moves; the newest three drawn, three counted.
     expect(view.drawn.map((motion) => motion.atNs)).toEqual([7000, 8000, 9000]);
@@ -48,5 +49,24 @@ describe('task moves', () => {
     expect(view.more).toEqual({ smt: 2, llc: 0, 'cross-llc': 0, 'cross-numa': 1 });
     // Nothing after the playhead is drawn (a step back in time shows what had happened by then).
     expect(motionView(motions, 2_500, 5_000).drawn.map((motion) => motion.atNs)).toEqual([0, 1000, 2000]);
+  });
+
+  it('never change once made: an older log keeps its moves when a newer one grows past it', () => {
+    const flat = (from: number, count: number) => new Float64Array(Array.from({ length: count }, (_, index) => [(from + index) * 10, 1, 0, 1, 0]).flat());
+    const base = appendMotions(MotionLog.EMPTY, flat(0, 3), MACHINE);
+    const grown = appendMotions(base, flat(3, 2), MACHINE);
+    // A second branch from the same log (a run restored to an earlier frame) must not see the first's moves.
+    const branch = appendMotions(base, flat(100, 1), MACHINE);
+    expect(base.toArray().map((motion) => motion.atNs)).toEqual([0, 10, 20]);
+    expect(grown.toArray().map((motion) => motion.atNs)).toEqual([0, 10, 20, 30, 40]);
+    expect(branch.toArray().map((motion) => motion.atNs)).toEqual([0, 10, 20, 1000]);
+    expect(grown.upTo(25).toArray().map((motion) => motion.atNs)).toEqual([0, 10, 20]);
+    // Many frames past the limit: the newest MAX_KEPT stay, in order, with nothing lost in between.
+    let log = MotionLog.EMPTY;
+    for (let frame = 0; frame < 50; frame += 1) log = appendMotions(log, flat(frame * 1000, 1000), MACHINE);
+    expect(log.length).toBe(MAX_KEPT);
+    const times = log.toArray().map((motion) => motion.atNs / 10);
+    expect(times[0]).toBe(50_000 - MAX_KEPT);
+    expect(times.every((time, index) => index === 0 || time === (times[index - 1] ?? 0) + 1)).toBe(true);
   });
 });

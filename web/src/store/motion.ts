@@ -46,8 +46,85 @@ export function distanceOf(machine: Machine, from: number, to: number): Distance
   return 'cross-numa';
 }
 
+/**
+ * The run's moves, oldest first: a window onto storage that only grows at its end,
+ * so appending a frame's few moves costs those moves, not a copy of the thousands
+ * kept (as a new array per frame would, and the garbage it makes). A log never
+ * changes once made: an older log still reads its own window when a newer one has
+ * appended past it, and a log appended to twice copies its window first.
+ */
+export class MotionLog {
+  static readonly EMPTY = new MotionLog([], 0, 0);
+
+  private constructor(
+    private readonly items: Motion[],
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  /** The move at `index` (0 the oldest kept). */
+  at(index: number): Motion | undefined {
+    return index >= 0 && index < this.length ? this.items[this.start + index] : undefined;
+  }
+
+  /** The number of moves at or before `timeNs` (moves are in time order). */
+  countAtOrBefore(timeNs: number): number {
+    return this.countWhile((atNs) => atNs <= timeNs);
+  }
+
+  /** The number of moves before `timeNs`. */
+  countBefore(timeNs: number): number {
+    return this.countWhile((atNs) => atNs < timeNs);
+  }
+
+  /** The length of the log's first stretch whose times pass `test` (a binary search). */
+  private countWhile(test: (atNs: number) => boolean): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (test(this.items[this.start + mid]?.atNs ?? Infinity)) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  /** The log with `added` (in time order, after this log's moves) at its end, keeping the newest `MAX_KEPT`. */
+  append(added: readonly Motion[]): MotionLog {
+    if (added.length === 0) return this;
+    // Grow the storage in place unless another log already grew it past our end (then
+    // copy our window), or this log is empty (a fresh array: `EMPTY` is shared).
+    let items = this.length > 0 && this.items.length === this.end ? this.items : this.items.slice(this.start, this.end);
+    let start = items === this.items ? this.start : 0;
+    for (const motion of added) items.push(motion);
+    let end = items.length;
+    start = Math.max(start, end - MAX_KEPT);
+    if (start >= MAX_KEPT) {
+      // Drop the storage before the window once it is as long as the window: amortised, a move is copied at most once.
+      items = items.slice(start);
+      end -= start;
+      start = 0;
+    }
+    return new MotionLog(items, start, end);
+  }
+
+  /** The moves at or before `timeNs` (a step back in time). */
+  upTo(timeNs: number): MotionLog {
+    const count = this.countAtOrBefore(timeNs);
+    return count === this.length ? this : new MotionLog(this.items, this.start, this.start + count);
+  }
+
+  toArray(): Motion[] {
+    return this.items.slice(this.start, this.end);
+  }
+}
+
 /** Adds a frame's moves (the bridge's `migrations`: `[time, pid, orig, dest, cause]` quintuples), keeping the newest `MAX_KEPT`. */
-export function appendMotions(motions: readonly Motion[], flat: Float64Array, machine: Machine): readonly Motion[] {
+export function appendMotions(motions: MotionLog, flat: Float64Array, machine: Machine): MotionLog {
   if (flat.length < 5) return motions;
   const added: Motion[] = [];
   for (let index = 0; index + 4 < flat.length; index += 5) {
@@ -62,8 +139,7 @@ export function appendMotions(motions: readonly Motion[], flat: Float64Array, ma
       distance: distanceOf(machine, from, to),
     });
   }
-  const merged = motions.concat(added);
-  return merged.length > MAX_KEPT ? merged.slice(merged.length - MAX_KEPT) : merged;
+  return motions.append(added);
 }
 
 export interface MotionView {
@@ -75,17 +151,20 @@ export interface MotionView {
 }
 
 /** What to draw at `nowNs`: the moves of the last `spanNs`, the newest `max` of them. */
-export function motionView(motions: readonly Motion[], nowNs: number, spanNs: number, max = MAX_DRAWN): MotionView {
-  const since = nowNs - spanNs;
-  let first = motions.length;
-  while (first > 0 && (motions[first - 1]?.atNs ?? -Infinity) >= since) first -= 1;
-  const recent = motions.slice(first).filter((motion) => motion.atNs <= nowNs);
-  const cut = Math.max(0, recent.length - max);
+export function motionView(motions: MotionLog, nowNs: number, spanNs: number, max = MAX_DRAWN): MotionView {
+  // Two binary searches bound the span; only the drawn moves are copied.
+  const first = motions.countBefore(nowNs - spanNs);
+  const last = motions.countAtOrBefore(nowNs);
+  const cut = Math.max(first, last - max);
   const more: Record<Distance, number> = { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 };
-  for (const motion of recent.slice(0, cut)) more[motion.distance] += 1;
-  return {
-    drawn: recent.slice(cut).map((motion) => ({ ...motion, age: spanNs > 0 ? Math.min(1, Math.max(0, (nowNs - motion.atNs) / spanNs)) : 1 })),
-    more,
-    moreTotal: cut,
-  };
+  for (let index = first; index < cut; index += 1) {
+    const motion = motions.at(index);
+    if (motion) more[motion.distance] += 1;
+  }
+  const drawn: (Motion & { readonly age: number })[] = [];
+  for (let index = cut; index < last; index += 1) {
+    const motion = motions.at(index);
+    if (motion) drawn.push({ ...motion, age: spanNs > 0 ? Math.min(1, Math.max(0, (nowNs - motion.atNs) / spanNs)) : 1 });
+  }
+  return { drawn, more, moreTotal: cut - first };
 }
