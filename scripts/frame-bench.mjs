@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { loadPlayingScenario } from './frame-page.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = 4391;
@@ -82,20 +83,7 @@ try {
     await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
     if (round === 0) console.log(`first frame: ${Date.now() - started} ms from navigation to the default scenario drawn and idle`);
 
-    const text = readFileSync(`${root}scenarios/hackbench-7950x.json`, 'utf8');
-    const scenario = JSON.parse(text);
-    scenario.topology = { preset: 'zen4-2s128c' };
-    scenario.workloads[0].groups = 16;
-    // Long enough to be still running when the measurement ends (at about 0.01
-    // simulated seconds a wall second here; 1,000 loops end at 0.074 s): frames
-    // after the end would be idle ones. Checked below.
-    scenario.workloads[0].loops = 20_000;
-    await page.getByRole('textbox', { name: 'Scenario JSON' }).fill(JSON.stringify(scenario, null, 2));
-    await page.getByRole('button', { name: 'Apply scenario' }).click();
-    await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
-    await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1×' });
-    // The timeline in view (its bottom at the window's), the machine above it.
-    await page.getByRole('region', { name: 'Timeline' }).evaluate((element) => element.scrollIntoView({ block: 'end' }));
+    await loadPlayingScenario(page);
     await page.evaluate(() => {
       const frames = [];
       window.__frames = frames;

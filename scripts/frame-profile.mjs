@@ -8,9 +8,9 @@
 // page's first style sheet before Play, to try a style change without a build).
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadPlayingScenario } from './frame-page.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: options } = parseArgs({ options: { css: { type: 'string' } } });
@@ -22,15 +22,7 @@ try {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   await page.goto(`http://127.0.0.1:${PORT}/`);
   await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
-  const scenario = JSON.parse(readFileSync(`${root}scenarios/hackbench-7950x.json`, 'utf8'));
-  scenario.topology = { preset: 'zen4-2s128c' };
-  scenario.workloads[0].groups = 16;
-  scenario.workloads[0].loops = 20_000;
-  await page.getByRole('textbox', { name: 'Scenario JSON' }).fill(JSON.stringify(scenario, null, 2));
-  await page.getByRole('button', { name: 'Apply scenario' }).click();
-  await page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 120_000 });
-  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1×' });
-  await page.getByRole('region', { name: 'Timeline' }).evaluate((element) => element.scrollIntoView({ block: 'end' }));
+  await loadPlayingScenario(page);
   if (options.css) {
     // Through the CSSOM: the page's content security policy refuses a <style> element.
     await page.evaluate((css) => {
