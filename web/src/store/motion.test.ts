@@ -69,4 +69,37 @@ describe('task moves', () => {
     expect(times[0]).toBe(50_000 - MAX_KEPT);
     expect(times.every((time, index) => index === 0 || time === (times[index - 1] ?? 0) + 1)).toBe(true);
   });
+
+  it('count the moves of any stretch by distance as a walk over them would, across branches and trims', () => {
+    let state = 12345;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state;
+    };
+    let time = 0;
+    const frame = (count: number) =>
+      new Float64Array(
+        Array.from({ length: count }, () => {
+          time += 1;
+          return [time, 1, next() % 16, next() % 16, 0];
+        }).flat(),
+      );
+    let log = MotionLog.EMPTY;
+    const older: MotionLog[] = [];
+    for (let step = 0; step < 300; step += 1) {
+      // Now and then a branch from an older log (a step back), which copies its window.
+      const from = step % 97 === 96 && older.length > 0 ? (older[next() % older.length] ?? log) : log;
+      log = appendMotions(from, frame(next() % 900), MACHINE);
+      older.push(log);
+      const moves = log.toArray();
+      for (let probe = 0; probe < 5; probe += 1) {
+        const a = probe === 0 ? 0 : next() % (moves.length + 1);
+        const b = a + (next() % (moves.length + 1 - a));
+        const walked: Record<string, number> = { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 };
+        for (const motion of moves.slice(a, b)) walked[motion.distance] = (walked[motion.distance] ?? 0) + 1;
+        expect(log.countByDistance(a, b)).toEqual(walked);
+      }
+    }
+    expect(log.length).toBeLessThanOrEqual(MAX_KEPT);
+  });
 });

@@ -54,10 +54,16 @@ export function distanceOf(machine: Machine, from: number, to: number): Distance
  * appended past it, and a log appended to twice copies its window first.
  */
 export class MotionLog {
-  static readonly EMPTY = new MotionLog([], 0, 0);
+  static readonly EMPTY = new MotionLog([], [], 0, 0);
 
+  /**
+   * `tallies` holds, for each stored move, how many moves of each distance (in
+   * `DISTANCES` order) the storage holds up to and including it: the moves of a
+   * stretch are counted by distance with two reads, whatever its length.
+   */
   private constructor(
     private readonly items: Motion[],
+    private readonly tallies: number[],
     private readonly start: number,
     private readonly end: number,
   ) {}
@@ -81,6 +87,14 @@ export class MotionLog {
     return this.countWhile((atNs) => atNs < timeNs);
   }
 
+  /** The moves from index `from` up to (not including) `to`, counted by distance. */
+  countByDistance(from: number, to: number): Record<Distance, number> {
+    // Moves of a kind in the storage before stored index `at`.
+    const before = (at: number, kind: number) => (at <= 0 ? 0 : (this.tallies[4 * (at - 1) + kind] ?? 0));
+    const count = (kind: number) => (to > from ? before(this.start + to, kind) - before(this.start + from, kind) : 0);
+    return { smt: count(0), llc: count(1), 'cross-llc': count(2), 'cross-numa': count(3) };
+  }
+
   /** The length of the log's first stretch whose times pass `test` (a binary search). */
   private countWhile(test: (atNs: number) => boolean): number {
     let low = 0;
@@ -97,30 +111,45 @@ export class MotionLog {
   append(added: readonly Motion[]): MotionLog {
     if (added.length === 0) return this;
     // Grow the storage in place unless another log already grew it past our end (then
-    // copy our window), or this log is empty (a fresh array: `EMPTY` is shared).
-    let items = this.length > 0 && this.items.length === this.end ? this.items : this.items.slice(this.start, this.end);
-    let start = items === this.items ? this.start : 0;
-    for (const motion of added) items.push(motion);
+    // copy our window), or this log is empty (fresh arrays: `EMPTY` is shared).
+    const inPlace = this.length > 0 && this.items.length === this.end;
+    let items = inPlace ? this.items : this.items.slice(this.start, this.end);
+    let tallies = inPlace ? this.tallies : rebased(this.tallies, this.start, this.end);
+    let start = inPlace ? this.start : 0;
+    for (const motion of added) {
+      const last = tallies.length - 4;
+      for (let kind = 0; kind < 4; kind += 1) tallies.push((last >= 0 ? (tallies[last + kind] ?? 0) : 0) + (DISTANCES[kind] === motion.distance ? 1 : 0));
+      items.push(motion);
+    }
     let end = items.length;
     start = Math.max(start, end - MAX_KEPT);
     if (start >= MAX_KEPT) {
       // Drop the storage before the window once it is as long as the window: amortised, a move is copied at most once.
+      tallies = rebased(tallies, start, end);
       items = items.slice(start);
       end -= start;
       start = 0;
     }
-    return new MotionLog(items, start, end);
+    return new MotionLog(items, tallies, start, end);
   }
 
   /** The moves at or before `timeNs` (a step back in time). */
   upTo(timeNs: number): MotionLog {
     const count = this.countAtOrBefore(timeNs);
-    return count === this.length ? this : new MotionLog(this.items, this.start, this.start + count);
+    return count === this.length ? this : new MotionLog(this.items, this.tallies, this.start, this.start + count);
   }
 
   toArray(): Motion[] {
     return this.items.slice(this.start, this.end);
   }
+}
+
+/** The tallies of stored moves `from` to `to`, counted from `from` on (a copy). */
+function rebased(tallies: readonly number[], from: number, to: number): number[] {
+  const base = from > 0 ? tallies.slice(4 * (from - 1), 4 * from) : [0, 0, 0, 0];
+  const out = tallies.slice(4 * from, 4 * to);
+  for (let at = 0; at < out.length; at += 1) out[at] = (out[at] ?? 0) - (base[at % 4] ?? 0);
+  return out;
 }
 
 /** Adds a frame's moves (the bridge's `migrations`: `[time, pid, orig, dest, cause]` quintuples), keeping the newest `MAX_KEPT`. */
@@ -152,15 +181,12 @@ export interface MotionView {
 
 /** What to draw at `nowNs`: the moves of the last `spanNs`, the newest `max` of them. */
 export function motionView(motions: MotionLog, nowNs: number, spanNs: number, max = MAX_DRAWN): MotionView {
-  // Two binary searches bound the span; only the drawn moves are copied.
+  // Two binary searches bound the span, two reads of the tallies count the moves not
+  // drawn, and only the drawn moves are copied.
   const first = motions.countBefore(nowNs - spanNs);
   const last = motions.countAtOrBefore(nowNs);
   const cut = Math.max(first, last - max);
-  const more: Record<Distance, number> = { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 };
-  for (let index = first; index < cut; index += 1) {
-    const motion = motions.at(index);
-    if (motion) more[motion.distance] += 1;
-  }
+  const more = motions.countByDistance(first, cut);
   const drawn: (Motion & { readonly age: number })[] = [];
   for (let index = cut; index < last; index += 1) {
     const motion = motions.at(index);
