@@ -32,3 +32,24 @@ test('the dark theme: light text on dark panels, kept across a reload, and the t
   await page.keyboard.press('t');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
 });
+
+test('presenter mode in the dark theme keeps light text: headings, labels and descriptions', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'Dark theme' }).click();
+  await page.getByRole('button', { name: 'Presenter mode' }).click();
+  await expect(page.getByRole('button', { name: 'Presenter mode' })).toHaveAttribute('aria-pressed', 'true');
+  const panel = page.getByRole('region', { name: 'Policy' });
+  const colors = await panel.evaluate((element) => ({
+    background: getComputedStyle(element).backgroundColor,
+    heading: getComputedStyle(element.querySelector('h2') ?? element).color,
+    text: getComputedStyle(element.querySelector('p') ?? element).color,
+  }));
+  expect(luminance(colors.background)).toBeLessThan(0.2);
+  expect(luminance(colors.heading)).toBeGreaterThan(0.6);
+  expect(luminance(colors.text)).toBeGreaterThan(0.6);
+  // The toolbar's field labels and the scenario description, which the light presenter mode makes black.
+  const label = page.locator('.toolbar label').first();
+  expect(luminance(await label.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.5);
+  const description = page.locator('.scenario-description').first();
+  expect(luminance(await description.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.6);
+});
