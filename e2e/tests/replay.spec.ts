@@ -138,7 +138,7 @@ test('compare mode sets the log, as A, beside the simulation of its workload, as
   expect((await table.locator('tr[data-metric="CPU: context switches"] td').first().textContent())?.replace(/,/g, '')).toBe(String(switches));
 });
 
-test('a gzip-compressed log file opens, and garbage gives a report, not a crash', async ({ page }) => {
+test('a gzip-compressed log file opens, and garbage gives a message, not a crash, keeping the run', async ({ page }) => {
   await openApp(page);
   const replay = page.getByRole('region', { name: 'Replay' });
   const box = replay.getByRole('textbox', { name: 'Paste ftrace log' });
@@ -167,11 +167,17 @@ test('a gzip-compressed log file opens, and garbage gives a report, not a crash'
   await expect(replay.getByTestId('replay-report')).toContainText('too_long 1 (first at line 1)');
   await expect(replay.getByTestId('replay-events')).toHaveText('sched_switch 1');
 
+  // Text without a scheduler event: said, with what its lines were; the log that
+  // was playing stays, and so does what was typed.
   await replay.getByRole('button', { name: 'Use the box instead' }).click();
-  await box.fill('\u0000\u0001 not a trace at all\n'.repeat(50));
+  const garbage = '\u0000\u0001 not a trace at all\n'.repeat(50);
+  await box.fill(garbage);
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
-  await expect(replay.getByTestId('replay-events')).toHaveText('none');
-  await expect(replay).toContainText('there is no workload to re-simulate');
+  await expect(replay.getByRole('alert')).toContainText('pasted log: none of its 50 lines is a scheduler event');
+  await expect(replay.getByRole('alert')).toContainText('50 unrecognised (lines 1, 2, 3');
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
+  await expect(page.getByTestId('log-source')).toContainText('long-line.txt');
+  await expect(box).toHaveValue(garbage);
 });
 
 test('a large log shows its progress and can be cancelled, and the scenario stays', async ({ page }) => {

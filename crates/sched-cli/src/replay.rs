@@ -127,6 +127,14 @@ fn topology(preset: &str) -> Result<Topology, String> {
 pub fn replay(args: &ReplayArgs) -> Result<(), String> {
     let machine = args.topology.as_deref().map(topology).transpose()?;
     let parsed = parse_input(&args.file)?;
+    let source = if args.file == "-" {
+        "standard input"
+    } else {
+        args.file.as_str()
+    };
+    if let Some(why) = parsed.report.nothing_to_replay(source) {
+        return Err(format!("error: {why}"));
+    }
     let metrics = replay_trace(&parsed, machine.as_ref());
     let what_if = if args.resimulate {
         Some(resimulate(args, &parsed, &metrics)?)

@@ -158,18 +158,25 @@ fn gzip_file_works() {
 }
 
 #[test]
-fn garbage_gives_a_report_and_exit_0() {
+fn garbage_is_a_clear_error_saying_what_its_lines_were() {
     let bytes: Vec<u8> = (0..20_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
         .collect();
-    let value = json(&["replay", "-", "--json"], Some(&bytes));
-    assert_eq!(value["format"], "unknown");
-    assert_eq!(value["events"], serde_json::json!({}));
-    assert!(value["lines"].as_u64().unwrap() > 0);
-    assert_eq!(value["first_ts"], serde_json::Value::Null);
-    let (ok, stdout, _) = schedlab(&["replay", "-"], Some(b""));
-    assert!(ok);
-    assert!(stdout.contains("0 lines"), "{stdout}");
+    let (ok, stdout, stderr) = schedlab(&["replay", "-", "--json"], Some(&bytes));
+    assert!(!ok);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("error: standard input: none of its")
+            && stderr.contains("lines is a scheduler event")
+            && stderr.contains("unrecognised (lines 1, "),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = schedlab(&["replay", "-"], Some(b""));
+    assert!(!ok);
+    assert!(
+        stderr.contains("standard input is empty: there is no ftrace line to replay"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -263,7 +270,9 @@ fn resimulate_runs_the_log_as_a_workload_under_the_settings_asked() {
 
 #[test]
 fn resimulate_says_so_when_the_log_has_no_task() {
-    let (ok, _, stderr) = schedlab(&["replay", "-", "--resimulate"], Some(b"nothing here\n"));
+    // A log of scheduler events but no task (only the idle task) has no workload.
+    let idle_only = b"  <idle>-0  [001] d..2.  100.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+    let (ok, _, stderr) = schedlab(&["replay", "-", "--resimulate"], Some(idle_only));
     assert!(!ok);
     assert!(stderr.contains("nothing to re-simulate"), "{stderr}");
 }

@@ -60,11 +60,15 @@ pub struct LogHandle {
 impl LogHandle {
     /// Finishes `reader`'s parse and makes the log playable on the `preset` machine
     /// (empty: a flat machine of the CPUs the log names). Throws a message for an
-    /// unknown preset, or a machine without a CPU the log names.
+    /// unknown preset, a log without a scheduler event, or a machine without a CPU
+    /// the log names.
     #[wasm_bindgen(constructor)]
     pub fn new(reader: LogReader, preset: &str, source: &str) -> Result<LogHandle, JsValue> {
         let machine = crate::preset_machine(preset)?;
         let parsed = reader.parser.finish();
+        if let Some(why) = parsed.report.nothing_to_replay(source) {
+            return Err(JsValue::from_str(&why));
+        }
         let replay_json =
             crate::replay_value(&parsed, machine.as_ref(), preset, source, false).to_string();
         let player =

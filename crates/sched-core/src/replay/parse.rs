@@ -375,6 +375,45 @@ impl ParseReport {
     pub fn skipped_total(&self) -> u64 {
         self.skipped.values().map(|skip| skip.count).sum()
     }
+
+    /// Why a log with no scheduler event cannot be replayed, naming `source`, its
+    /// lines and what they were instead; `None` when it has an event to replay.
+    pub fn nothing_to_replay(&self, source: &str) -> Option<String> {
+        if self.events_total() > 0 {
+            return None;
+        }
+        if self.lines == 0 {
+            return Some(format!(
+                "{source} is empty: there is no ftrace line to replay"
+            ));
+        }
+        let mut what: Vec<String> = self
+            .skipped
+            .iter()
+            .filter(|(reason, _)| **reason != SkipReason::Blank)
+            .map(|(reason, skip)| {
+                let lines: Vec<String> = skip.first_lines.iter().map(u64::to_string).collect();
+                let at = if lines.len() == 1 { "line" } else { "lines" };
+                format!(
+                    "{} {} ({at} {})",
+                    skip.count,
+                    reason.name(),
+                    lines.join(", ")
+                )
+            })
+            .collect();
+        if what.is_empty() {
+            what.push("only blank lines".to_string());
+        }
+        Some(format!(
+            "{source}: none of its {} lines is a scheduler event (sched_switch, sched_wakeup, \
+             sched_waking, sched_wakeup_new, sched_migrate_task, ...), so there is nothing to \
+             replay; its lines are {}. The text of an ftrace buffer \
+             (/sys/kernel/tracing/trace or trace_pipe, or the output of trace-cmd report) is what replays",
+            self.lines,
+            what.join("; ")
+        ))
+    }
 }
 
 /// The parse result: events sorted by time (stable) and the report.
@@ -2248,6 +2287,23 @@ mod tests {
                 assert_eq!(same_text(a, b), a == b, "{a:?} {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_log_without_a_scheduler_event_says_why_it_cannot_be_replayed() {
+        let parsed = parse("hello world\n\nthis is not a trace\n");
+        let why = parsed
+            .report
+            .nothing_to_replay("pasted log")
+            .expect("nothing to replay");
+        assert!(why.starts_with("pasted log: none of its 3 lines"), "{why}");
+        assert!(why.contains("2 unrecognised (lines 1, 3)"), "{why}");
+        assert_eq!(
+            parse("").report.nothing_to_replay("x"),
+            Some("x is empty: there is no ftrace line to replay".into())
+        );
+        let one = parse("  <idle>-0  [001] d..2.  100.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=7 next_prio=120\n");
+        assert_eq!(one.report.nothing_to_replay("x"), None, "{:?}", one.report);
     }
 
     #[test]
