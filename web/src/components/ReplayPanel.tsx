@@ -242,7 +242,7 @@ function ReplayReportView({
         </dd>
         <dt>CPUs, tasks</dt>
         <dd>
-          {report.cpus.length} CPUs, {Object.keys(report.tasks).length} tasks, {span.toFixed(6)} s
+          {report.cpus.length} {report.cpus.length === 1 ? 'CPU' : 'CPUs'}, {Object.keys(report.tasks).length} {Object.keys(report.tasks).length === 1 ? 'task' : 'tasks'}, {span.toFixed(6)} s
         </dd>
         {report.lost_events > 0 && (
           <>
@@ -264,8 +264,9 @@ function ReplayReportView({
       <dl className="counters">
         <dt>wakeup latency</dt>
         <dd data-testid="replay-latency">
-          p50 {fixed(report.wakeup_latency_us.p50, 1)} us, p99 {fixed(report.wakeup_latency_us.p99, 1)} us, max {fixed(report.wakeup_latency_us.max, 1)} us
-          ({formatCount(report.wakeups)} wakeups)
+          {report.wakeups > 0
+            ? `p50 ${fixed(report.wakeup_latency_us.p50, 1)} us, p99 ${fixed(report.wakeup_latency_us.p99, 1)} us, max ${fixed(report.wakeup_latency_us.max, 1)} us (${formatCount(report.wakeups)} wakeups)`
+            : 'no wakeup in the log'}
         </dd>
         <dt>migrations</dt>
         <dd>

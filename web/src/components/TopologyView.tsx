@@ -97,7 +97,7 @@ export function TopologyView({
     <section className="panel machine" aria-label={run ? `Machine ${run}` : 'Machine'} aria-describedby={titleId} data-run={run}>
       <h2 id={titleId}>
         {run && <span className="run-tag">{run}</span>}
-        {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} CPUs` : 'Machine'}
+        {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} ${loaded.machine.cpus.length === 1 ? 'CPU' : 'CPUs'}` : 'Machine'}
       </h2>
       {loaded && !run && frame?.events === 0 && (
         <p className="start-hint" data-testid="start-hint">

@@ -48,6 +48,11 @@ describe('the diff table', () => {
     expect(verdict(find('context switches')!)).toBeUndefined();
     expect(formatChange(find('p99')!)).toBe('−50.0 %');
     expect(formatChange(find('cross-LLC')!)).toBe('−100.0 %');
+    // A change too small to show has no sign.
+    const tiny = find('p99')!;
+    expect(formatChange({ ...tiny, changePct: -0.04 })).toBe('0.0 %');
+    expect(formatChange({ ...tiny, changePct: 0.04 })).toBe('0.0 %');
+    expect(formatChange({ ...tiny, changePct: -0.05 })).toBe('−0.1 %');
   });
 
   it('shows a figure only one run has as missing, never as a number', () => {

@@ -153,8 +153,10 @@ export function formatChange(entry: CompareRow): string {
     if (entry.a === 0 && entry.b !== undefined && entry.b !== 0) return 'new';
     return entry.a === entry.b ? '0.0 %' : '—';
   }
-  const sign = entry.changePct > 0 ? '+' : entry.changePct < 0 ? '−' : '';
-  return `${sign}${Math.abs(entry.changePct).toFixed(1)} %`;
+  const shown = Math.abs(entry.changePct).toFixed(1);
+  // A change that rounds to 0.0 has no sign (not "−0.0 %").
+  const sign = shown === '0.0' ? '' : entry.changePct > 0 ? '+' : '−';
+  return `${sign}${shown} %`;
 }
 
 /** A setting that differs between A and B. */
