@@ -44,7 +44,12 @@ export function TopologyView({
   const width = useElementWidth(hostRef);
 
   const power = powerOn(loaded?.power);
-  const layout = useMemo(() => (loaded ? computeLayout(loaded.machine, width, loaded.shards, powerOn(loaded.power) !== undefined) : undefined), [loaded, width]);
+  const presenter = useAppState(store, (s) => s.presenter);
+  // Presenter mode (a projector): the largest cells the panel allows, in more rows if need be.
+  const layout = useMemo(
+    () => (loaded ? computeLayout(loaded.machine, width, loaded.shards, powerOn(loaded.power) !== undefined, true, presenter) : undefined),
+    [loaded, width, presenter],
+  );
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);
   const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);

@@ -85,6 +85,28 @@ describe('machine layout', () => {
     });
   });
 
+  describe('for a projector (largest cells)', () => {
+    it('rearranges a 72-CPU machine into more rows for larger cells, within the width and the height', () => {
+      const milan = machine(1, 6, 6, 2);
+      const shallow = computeLayout(milan, 1230);
+      const large = computeLayout(milan, 1230, [], false, true, true);
+      expect(large.cell).toBeGreaterThan(shallow.cell * 1.5);
+      expect(large.width).toBeLessThanOrEqual(1230);
+      expect(large.height).toBeLessThanOrEqual(GROW_MAX_HEIGHT);
+      const rows = (cells: readonly Box[]) => new Set(cells.map((cell) => cell.y)).size;
+      expect(rows(large.cpus)).toBeGreaterThan(rows(shallow.cpus));
+      for (const cell of large.cpus) expect(large.cores.some((core) => inside(cell, core))).toBe(true);
+      for (let a = 0; a < large.cpus.length; a++) {
+        for (let b = a + 1; b < large.cpus.length; b++) expect(overlaps(large.cpus[a]!, large.cpus[b]!)).toBe(false);
+      }
+    });
+
+    it('changes nothing for a machine that already fills its panel', () => {
+      const wide = machine(2, 1, 10, 2);
+      expect(computeLayout(wide, 250, [], false, true, true)).toEqual(computeLayout(wide, 250));
+    });
+  });
+
   describe('with SHARED_RUNQ on', () => {
     /** Shards as the core makes them: `max(llc_cpus / size, 1)` per LLC, CPU `cpu % n` joins shard `n`. */
     function shardsOf(m: Machine, size: number): ShardInfo[] {

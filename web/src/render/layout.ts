@@ -73,13 +73,14 @@ export const GROW_MAX_FACTOR = 2.4;
  * Lays the machine out in `width`: cells of `cellSizeFor` size, grown (up to
  * `GROW_MAX_FACTOR` times, and `GROW_MAX_HEIGHT` tall) while the drawing still fits
  * the width, so a small machine fills a wide panel instead of sitting in a corner.
+ * By default growing keeps the rows of CPUs (a wide panel keeps a shallow drawing);
+ * with `largest`, for a projector, the rows may be rearranged into more of them if
+ * that gives larger cells (an LLC per row rather than three side by side).
  */
-export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false, grow = true): MachineLayout {
+export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false, grow = true, largest = false): MachineLayout {
   const base = cellSizeFor(machine.cpus.length);
   const first = layoutWithCell(machine, width, shards, power, base);
   if (!grow || first.width > width || first.height >= GROW_MAX_HEIGHT) return first;
-  // Growing keeps the arrangement: as many rows of CPUs (a wide panel stays one
-  // shallow row rather than becoming a stack of larger boxes).
   const rows = (layout: MachineLayout) => new Set(layout.cpus.map((cpu) => cpu.y)).size;
   const firstRows = rows(first);
   let best = first;
@@ -87,8 +88,9 @@ export function computeLayout(machine: Machine, width: number, shards: readonly 
   let high = Math.floor(base * GROW_MAX_FACTOR);
   while (low <= high) {
     const cell = (low + high) >> 1;
+    // A larger cell fits in fewer columns: the arrangement of least height that fits.
     const candidate = layoutWithCell(machine, width, shards, power, cell);
-    if (candidate.width <= width && candidate.height <= GROW_MAX_HEIGHT && rows(candidate) === firstRows) {
+    if (candidate.width <= width && candidate.height <= GROW_MAX_HEIGHT && (largest || rows(candidate) === firstRows)) {
       best = candidate;
       low = cell + 1;
     } else {
