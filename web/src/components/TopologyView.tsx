@@ -1,11 +1,11 @@
-import { useEffect, useId, useMemo, useRef, type MouseEvent, type RefObject } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type MouseEvent, type RefObject } from 'react';
 import { SPEEDS } from '../store/app';
 import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView, type MotionView } from '../store/motion';
 import { DISTANCE_COLOR, drawMotions } from '../render/motion';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
-import { useElementWidth } from './useElementWidth';
-import { computeLayout } from '../render/layout';
+import { useElementWidth, useWindowHeight } from './useElementWidth';
+import { computeLayout, GROW_MAX_HEIGHT } from '../render/layout';
 import { canvasCellTitle, drawMachine, type CpuHighlight, type ShardView } from '../render/topology';
 import { cellAt, cellsOnCanvas, DARK_CELLS, LIGHT_CELLS } from '../render/cellsCanvas';
 import { OFFLINE_FILL } from '../render/cellState';
@@ -45,10 +45,19 @@ export function TopologyView({
 
   const power = powerOn(loaded?.power);
   const presenter = useAppState(store, (s) => s.presenter);
-  // Presenter mode (a projector): the largest cells the panel allows, in more rows if need be.
+  const windowHeight = useWindowHeight();
+  // Where the drawing starts on the page (measured after each layout of the page above it).
+  const [hostTop, setHostTop] = useState(0);
+  useLayoutEffect(() => {
+    const host = hostRef.current;
+    if (host) setHostTop(Math.round(host.getBoundingClientRect().top + window.scrollY));
+  }, [presenter, windowHeight, loaded]);
+  // Presenter mode (a projector): the largest cells the panel allows, in more rows if
+  // need be, while the whole drawing still fits on the screen below where it starts.
+  const maxHeight = presenter ? Math.min(GROW_MAX_HEIGHT, Math.max(160, windowHeight - hostTop - 16)) : GROW_MAX_HEIGHT;
   const layout = useMemo(
-    () => (loaded ? computeLayout(loaded.machine, width, loaded.shards, powerOn(loaded.power) !== undefined, true, presenter) : undefined),
-    [loaded, width, presenter],
+    () => (loaded ? computeLayout(loaded.machine, width, loaded.shards, powerOn(loaded.power) !== undefined, true, presenter, maxHeight) : undefined),
+    [loaded, width, presenter, maxHeight],
   );
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);

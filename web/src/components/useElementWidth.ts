@@ -15,3 +15,14 @@ export function useElementWidth(ref: RefObject<HTMLElement | null>, initial = 80
   }, [ref]);
   return width;
 }
+
+/** The window's height in CSS pixels, following its resizes. */
+export function useWindowHeight(): number {
+  const [height, setHeight] = useState(() => (typeof window === 'undefined' ? 800 : window.innerHeight));
+  useEffect(() => {
+    const changed = () => setHeight(window.innerHeight);
+    window.addEventListener('resize', changed);
+    return () => window.removeEventListener('resize', changed);
+  }, []);
+  return height;
+}

@@ -68,6 +68,8 @@ function laneBlockHeight(n: number): number {
 export const GROW_MAX_HEIGHT = 560;
 /** How much larger than `cellSizeFor` a cell may grow. */
 export const GROW_MAX_FACTOR = 2.4;
+/** In presenter mode, how much larger the cells must get for the rows to be rearranged. */
+const REARRANGE_MIN_GAIN = 1.25;
 
 /**
  * Lays the machine out in `width`: cells of `cellSizeFor` size, grown (up to
@@ -75,29 +77,46 @@ export const GROW_MAX_FACTOR = 2.4;
  * the width, so a small machine fills a wide panel instead of sitting in a corner.
  * By default growing keeps the rows of CPUs (a wide panel keeps a shallow drawing);
  * with `largest`, for a projector, the rows may be rearranged into more of them if
- * that gives larger cells (an LLC per row rather than three side by side).
+ * that gives larger cells (an LLC per row rather than three side by side), within
+ * `maxHeight` (what the screen shows below the toolbar).
  */
-export function computeLayout(machine: Machine, width: number, shards: readonly ShardInfo[] = [], power = false, grow = true, largest = false): MachineLayout {
+export function computeLayout(
+  machine: Machine,
+  width: number,
+  shards: readonly ShardInfo[] = [],
+  power = false,
+  grow = true,
+  largest = false,
+  maxHeight = GROW_MAX_HEIGHT,
+): MachineLayout {
   const base = cellSizeFor(machine.cpus.length);
   const first = layoutWithCell(machine, width, shards, power, base);
-  if (!grow || first.width > width || first.height >= GROW_MAX_HEIGHT) return first;
+  if (!grow || first.width > width || first.height >= maxHeight) return first;
   const rows = (layout: MachineLayout) => new Set(layout.cpus.map((cpu) => cpu.y)).size;
   const firstRows = rows(first);
-  let best = first;
-  let low = base + 1;
-  let high = Math.floor(base * GROW_MAX_FACTOR);
-  while (low <= high) {
-    const cell = (low + high) >> 1;
-    // A larger cell fits in fewer columns: the arrangement of least height that fits.
-    const candidate = layoutWithCell(machine, width, shards, power, cell);
-    if (candidate.width <= width && candidate.height <= GROW_MAX_HEIGHT && (largest || rows(candidate) === firstRows)) {
-      best = candidate;
-      low = cell + 1;
-    } else {
-      high = cell - 1;
+  /** The largest layout that fits, grown from `first`; with `anyRows`, rearranged if need be. */
+  const grown = (anyRows: boolean) => {
+    let best = first;
+    let low = base + 1;
+    let high = Math.floor(base * GROW_MAX_FACTOR);
+    while (low <= high) {
+      const cell = (low + high) >> 1;
+      // A larger cell fits in fewer columns: the arrangement of least height that fits.
+      const candidate = layoutWithCell(machine, width, shards, power, cell);
+      if (candidate.width <= width && candidate.height <= maxHeight && (anyRows || rows(candidate) === firstRows)) {
+        best = candidate;
+        low = cell + 1;
+      } else {
+        high = cell - 1;
+      }
     }
-  }
-  return best;
+    return best;
+  };
+  const shallow = grown(false);
+  if (!largest) return shallow;
+  // More rows only for clearly larger cells: a few pixels are not worth a taller drawing.
+  const rearranged = grown(true);
+  return rearranged.cell >= REARRANGE_MIN_GAIN * shallow.cell ? rearranged : shallow;
 }
 
 function layoutWithCell(machine: Machine, width: number, shards: readonly ShardInfo[], power: boolean, cell: number): MachineLayout {
