@@ -13,7 +13,7 @@ describe('names in boxes', () => {
 
   it('breaks after underscores, then inside a part too long, and cuts with … past the last line', () => {
     expect(wrapName('prev_sum_exec_runtime', 63, 3, at12)).toEqual(['prev_sum_', 'exec_', 'runtime']);
-    expect(wrapName('throttled_clock_pelt_time', 49, 3, at12)).toEqual(['throttl', 'ed_', 'clock_…']);
+    expect(wrapName('throttled_clock_pelt_time', 49, 3, at12)).toEqual(['thrott-', 'led_', 'clock_…']);
     expect(wrapName('avg', 14, 3, at12)).toEqual([]);
   });
 

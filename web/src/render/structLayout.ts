@@ -74,7 +74,7 @@ export interface StructDrawing {
 /**
  * A name wrapped to `maxWidth`, at most `maxLines` lines: broken after its
  * underscores (`sum_` / `exec_` / `runtime`), a part too long for a line broken
- * anywhere, and the last line cut with `…` when there is more. Empty when not even
+ * anywhere with a hyphen, and the last line cut with `…` when there is more. Empty when not even
  * two letters would show. `measure` is at the font size meant.
  */
 export function wrapName(name: string, maxWidth: number, maxLines: number, measure: (text: string) => number): readonly string[] {
@@ -89,12 +89,13 @@ export function wrapName(name: string, maxWidth: number, maxLines: number, measu
       continue;
     }
     if (currentLine !== '') lines.push(currentLine);
-    // A part wider than a line: as many letters as fit, again and again.
+    // A part wider than a line: as many letters as fit with a hyphen, again and again
+    // (`throt-` / `tled`: a word visibly broken, not read as two).
     let rest = part;
     while (measure(rest) > maxWidth && rest.length > 1) {
       let take = rest.length - 1;
-      while (take > 1 && measure(rest.slice(0, take)) > maxWidth) take -= 1;
-      lines.push(rest.slice(0, take));
+      while (take > 1 && measure(`${rest.slice(0, take)}-`) > maxWidth) take -= 1;
+      lines.push(`${rest.slice(0, take)}-`);
       rest = rest.slice(take);
     }
     currentLine = rest;
