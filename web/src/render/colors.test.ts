@@ -19,7 +19,7 @@ describe('task colours', () => {
     expect(new Set(fills).size).toBe(12);
     for (let index = 1; index < fills.length; index++) expect(distance(fills[index - 1]!, fills[index]!)).toBeGreaterThan(60);
     // Every one stays near the workload's hue (Tableau blue, about 210 degrees).
-    for (const fill of fills) expect(Math.abs(hsl(fill).h - 210)).toBeLessThan(50);
+    for (const fill of fills) expect(Math.abs(hsl(fill).h - 210)).toBeLessThan(25);
   });
 
   it('fall back to shades of the workload colour for a large workload, and keep idle grey', () => {

@@ -37,8 +37,9 @@ export function taskColors(tasks: readonly TaskInfo[]): TaskColors {
     const base = hsl(groupColor(task.group));
     if (size > 1 && size <= DISTINCT_TASKS) {
       // One colour a task, so one task can be followed: hues spread around the
-      // workload's (up to 40 degrees each way), dark and light in turn.
-      const step = Math.min(14, 80 / (size - 1));
+      // workload's (up to 20 degrees each way, so no task takes the next workload's
+      // hue), dark and light in turn.
+      const step = Math.min(7, 40 / (size - 1));
       base.h = (base.h + (index - (size - 1) / 2) * step + 360) % 360;
       base.l = index % 2 === 0 ? 0.36 : 0.6;
       base.s = Math.max(0.45, base.s);
