@@ -150,7 +150,12 @@ export function Toolbar({
           {loaded ? ` / ${formatTraceTime(loaded.endNs)} s` : ''}
         </span>
         <span className="clock-events">
-          <span data-testid="event-count">event {frame ? formatCount(frame.events) : 0}</span>
+          <span
+            data-testid="event-count"
+            title="Events the simulator has handled: wakeups, ends of runs and switches, ticks, timers. Some leave no trace record, so this runs ahead of the event log's numbers; Step handles one."
+          >
+            event {frame ? formatCount(frame.events) : 0}
+          </span>
           {frame?.finished && <span className="done">finished</span>}
           {playing && frame?.behind && (
             <span className="behind" title="Each animation frame gives the simulator a few milliseconds; this run needs more for the chosen speed">
