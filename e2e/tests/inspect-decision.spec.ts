@@ -102,3 +102,25 @@ test('a decision from earlier than the playhead offers to show the machine at it
   await expect(inspector.getByTestId('chosen-cpu')).toContainText(`CPU ${chosen} chosen`);
   await expect(page.locator(`svg[data-testid="machine"] g.cpu[data-cpu="${chosen}"]`)).toHaveClass(/chosen/);
 });
+
+test('the keyboard chooses a CPU on the machine: arrows, Home and End; the inspected CPU is ringed', async ({ page }) => {
+  await openApp(page);
+  const machine = page.locator('svg[data-testid="machine"]');
+  await machine.focus();
+  const inspector = page.getByRole('region', { name: 'Inspector' });
+  const cpu = inspector.getByTestId('cpu-inspection');
+  await page.keyboard.press('ArrowRight');
+  await expect(cpu).toContainText('CPU 0 (core 0, LLC 0');
+  await expect(machine.locator('g.cpu.chosen')).toHaveAttribute('data-cpu', '0');
+  await page.keyboard.press('ArrowRight');
+  await expect(cpu).toContainText('CPU 1 ');
+  await page.keyboard.press('End');
+  await expect(cpu).toContainText('CPU 7 ');
+  await expect(machine.locator('g.cpu.chosen')).toHaveAttribute('data-cpu', '7');
+  await page.keyboard.press('ArrowRight');
+  await expect(cpu).toContainText('CPU 0 ');
+  await page.keyboard.press('ArrowLeft');
+  await expect(cpu).toContainText('CPU 7 ');
+  // The arrows stayed with the machine: the playhead did not move.
+  expect(await page.evaluate(() => window.__schedlab?.events)).toBeLessThan(5);
+});

@@ -55,6 +55,12 @@ export function ShortcutsDialog({ store, actions }: { store: AppStore; actions: 
             </tr>
             <tr>
               <td>
+                <kbd>←</kbd> <kbd>→</kbd> <kbd>Home</kbd> <kbd>End</kbd>
+              </td>
+              <td>With the machine drawing focused (Tab to it): choose a CPU for the Inspector, ringed on the drawing</td>
+            </tr>
+            <tr>
+              <td>
                 <kbd>Esc</kbd>
               </td>
               <td>With the timeline's lanes focused: back to the window before the last zoom, then to following the playhead</td>

@@ -40,6 +40,7 @@ export function TopologyView({
   const contention = useAppState(store, (s) => s.shardLockContention);
   const shardContentions = useAppState(store, (s) => s.shardContentions);
   const theme = useAppState(store, (s) => s.theme);
+  const cpuSelection = useAppState(store, (s) => s.cpuSelection);
   const hostRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(hostRef);
 
@@ -61,7 +62,11 @@ export function TopologyView({
   );
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const task = useMemo(() => highlightOf(selection, inspection, loaded?.tasks ?? []), [selection, inspection, loaded]);
-  const highlight = useMemo<CpuHighlight | undefined>(() => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : undefined), [task]);
+  // A selected task's CPUs; else the CPU the inspector shows, ringed.
+  const highlight = useMemo<CpuHighlight | undefined>(
+    () => (task ? { allowed: new Set(task.allowed), chosen: task.chosen } : cpuSelection !== undefined ? { chosen: cpuSelection } : undefined),
+    [task, cpuSelection],
+  );
 
   const hasShards = (loaded?.shards.length ?? 0) > 0;
   const lockNote = `${SHARD_LOCK_CLASS}: ${(100 * contention).toFixed(1)} % of acquisitions waited lately, all shards together; each lane glows by its own shard's lock.`;
@@ -216,8 +221,33 @@ export function TopologyView({
             const canvas = event.currentTarget.querySelector('canvas.cells-canvas');
             if (canvas instanceof HTMLCanvasElement && canvas.title !== title) canvas.title = title;
           }}
+          // The keyboard's way to a CPU's runqueue: focus the drawing, then the arrows
+          // (or Home and End) choose the CPU the inspector shows.
+          tabIndex={onCpu ? 0 : undefined}
+          onKeyDown={(event) => {
+            const n = layout?.cpus.length ?? 0;
+            if (!onCpu || n === 0) return;
+            const now = cpuSelection ?? -1;
+            const next =
+              event.key === 'ArrowRight' || event.key === 'ArrowDown'
+                ? (now + 1) % n
+                : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+                  ? (now - 1 + n) % n
+                  : event.key === 'Home'
+                    ? 0
+                    : event.key === 'End'
+                      ? n - 1
+                      : undefined;
+            if (next === undefined) return;
+            event.preventDefault();
+            event.stopPropagation();
+            onCpu(next);
+          }}
           role="img"
-          aria-label={run === undefined || run === 'A' ? 'CPUs and what they run' : `CPUs and what they run, run ${run}`}
+          aria-label={
+            (run === undefined || run === 'A' ? 'CPUs and what they run' : `CPUs and what they run, run ${run}`) +
+            (onCpu ? '; arrow keys choose a CPU for the inspector' : '')
+          }
           data-testid={run === undefined || run === 'A' ? 'machine' : `machine-${run.toLowerCase()}`}
         />
       </div>

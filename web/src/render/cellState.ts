@@ -21,9 +21,12 @@ export function isOffline(view: CpuView, cpu: number): boolean {
 /** An offline CPU's fill: darker than any idle state, the same in both themes' cells. */
 export const OFFLINE_FILL = '#3e4c59';
 
-/** The selected task's CPUs: those it may use, and the one its decision chose. */
+/**
+ * The selected task's CPUs: those it may use, and the one its decision chose; or,
+ * with no `allowed`, the CPU the inspector shows, ringed as `chosen`.
+ */
 export interface CpuHighlight {
-  readonly allowed: ReadonlySet<number>;
+  readonly allowed?: ReadonlySet<number>;
   readonly chosen: number | undefined;
 }
 
@@ -31,7 +34,7 @@ export type CpuMark = 'none' | 'allowed' | 'not-allowed';
 
 /** How a CPU is marked for the selected task (none when no task is selected). */
 export function cpuMark(cpu: number, highlight: CpuHighlight | undefined): CpuMark {
-  if (!highlight) return 'none';
+  if (!highlight?.allowed) return 'none';
   return highlight.allowed.has(cpu) ? 'allowed' : 'not-allowed';
 }
 
