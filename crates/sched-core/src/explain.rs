@@ -364,7 +364,7 @@ impl StepDetail {
             },
             StepDetail::WakeAffine {
                 form, domain, why, ..
-            } => format!("wake_affine ({form}, {domain} domain): {why}"),
+            } => format!("wake_affine (its {form} form, {domain} domain): {why}"),
             StepDetail::Target {
                 cpu,
                 prev_cpu,
