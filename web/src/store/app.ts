@@ -26,6 +26,9 @@ export const SPEEDS: readonly { readonly label: string; readonly factor: number 
   { label: '1/100×', factor: 0.01 },
   { label: '1/10×', factor: 0.1 },
   { label: '1×', factor: 1 },
+  // Fast-forward, towards a steady state: the clock says when the engine cannot keep up.
+  { label: '10×', factor: 10 },
+  { label: '100×', factor: 100 },
 ];
 export const DEFAULT_SPEED_INDEX = 2;
 
