@@ -1,5 +1,6 @@
 // The app's frame times in headless Chromium (Debian's): the 512-CPU Zen4 preset
-// running hackbench (16 groups) at the fastest speed (1x), scrolled so the timeline
+// running hackbench (16 groups) at 1x (faster than the engine runs there: it plays
+// flat out), scrolled so the timeline
 // is in view under the machine, in FRAME_BENCH_ROUNDS fresh pages (default 3) of
 // FRAME_BENCH_SECONDS each (default 10, after a first second not counted): the
 // intervals between animation frames (pooled), and the main thread's busy time per

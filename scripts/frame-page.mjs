@@ -1,6 +1,7 @@
 // The page the frame scripts measure (`frame-bench.mjs`, `frame-profile.mjs`): the
 // 512-CPU Zen4 preset running hackbench with 16 groups, loaded through the editor,
-// at the fastest speed (1x), scrolled so the timeline is in view under the machine.
+// at 1x (faster than the engine runs there: it plays flat out), scrolled so the
+// timeline is in view under the machine.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

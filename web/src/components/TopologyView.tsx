@@ -1,6 +1,6 @@
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type MouseEvent, type RefObject } from 'react';
 import { SPEEDS } from '../store/app';
-import { DISTANCE_LABEL, DISTANCES, motionSpanNs, motionView, type MotionView } from '../store/motion';
+import { DISTANCE_LABEL, DISTANCES, MAX_KEPT, motionSpanNs, motionView, type MotionView } from '../store/motion';
 import { DISTANCE_COLOR, drawMotions } from '../render/motion';
 import type { AppStore } from '../store/app';
 import { useAppState } from './useStore';
@@ -14,10 +14,11 @@ import { cpuList, highlightOf } from '../store/inspector';
 import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
 import { parseFramePower, powerOn } from '../store/power';
 import { formatNs, type PowerView } from '../render/power';
+import { formatCount } from '../base/format';
 import { JitterTag } from './JitterTag';
 
 /** Nothing to draw in the SVG's moves layer (a large machine's moves are on its canvas). */
-const NO_MOTIONS: MotionView = { drawn: [], more: { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 }, moreTotal: 0 };
+const NO_MOTIONS: MotionView = { drawn: [], more: { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 }, moreTotal: 0, truncated: false };
 
 export function TopologyView({
   store,
@@ -161,7 +162,7 @@ export function TopologyView({
           ))}
           {moves && moves.moreTotal > 0 && (
             <li data-testid="motion-more" title="Moves in the last span that are not drawn (the newest are), by distance">
-              +{moves.moreTotal} more not drawn:{' '}
+              +{moves.moreTotal} more not drawn{moves.truncated ? ` (of the newest ${formatCount(MAX_KEPT)} moves kept)` : ''}:{' '}
               {DISTANCES.filter((distance) => moves.more[distance] > 0)
                 .map((distance) => `${moves.more[distance]} ${DISTANCE_LABEL[distance]}`)
                 .join(', ')}

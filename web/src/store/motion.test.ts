@@ -102,4 +102,17 @@ describe('task moves', () => {
     }
     expect(log.length).toBeLessThanOrEqual(MAX_KEPT);
   });
+
+  it('say when a span reaches back past the moves kept, so the count is of those kept', () => {
+    const flat = (from: number, count: number) => new Float64Array(Array.from({ length: count }, (_, index) => [(from + index) * 10, 1, 0, 1, 0]).flat());
+    let log = MotionLog.EMPTY;
+    for (let frame = 0; frame < 30; frame += 1) log = appendMotions(log, flat(frame * 1000, 1000), MACHINE);
+    const now = 29_999 * 10;
+    // A span within the kept moves: counted whole.
+    expect(motionView(log, now, 1_000).truncated).toBe(false);
+    // A span longer than what is kept (10,000 moves ago is before the oldest kept).
+    const wide = motionView(log, now, 300_000);
+    expect(wide.truncated).toBe(true);
+    expect(wide.moreTotal + wide.drawn.length).toBe(MAX_KEPT);
+  });
 });

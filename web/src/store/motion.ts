@@ -28,7 +28,7 @@ export interface Motion {
 export const MOTION_MS = 600;
 /** Moves drawn at once at most; the others in the span are counted. */
 export const MAX_DRAWN = 32;
-/** Moves kept (the newest): enough for the widest span at the fastest speed to be counted. */
+/** Moves kept (the newest): what the span of 1x holds on a large machine; at faster speeds a span can reach past them (`MotionView.truncated`). */
 export const MAX_KEPT = 20_000;
 
 /** The simulated time a move stays on screen at this speed (simulated per real time). */
@@ -177,6 +177,8 @@ export interface MotionView {
   /** Moves in the span not drawn, by distance. */
   readonly more: Readonly<Record<Distance, number>>;
   readonly moreTotal: number;
+  /** The span reaches back past the oldest move kept (`MAX_KEPT` of them): older ones in it went uncounted. */
+  readonly truncated: boolean;
 }
 
 /** What to draw at `nowNs`: the moves of the last `spanNs`, the newest `max` of them. */
@@ -192,5 +194,7 @@ export function motionView(motions: MotionLog, nowNs: number, spanNs: number, ma
     const motion = motions.at(index);
     if (motion) drawn.push({ ...motion, age: spanNs > 0 ? Math.min(1, Math.max(0, (nowNs - motion.atNs) / spanNs)) : 1 });
   }
-  return { drawn, more, moreTotal: cut - first };
+  const since = nowNs - spanNs;
+  const truncated = first === 0 && motions.length >= MAX_KEPT && (motions.at(0)?.atNs ?? since) > since;
+  return { drawn, more, moreTotal: cut - first, truncated };
 }
