@@ -48,6 +48,13 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 10000000))]
     pub idle_exit_latency_ns: Option<u64>,
+    /// Time from a woken task's enqueue on the idle CPU it was queued to
+    /// (`sched_ttwu_pending()`) to that CPU's pick in `__schedule()`, in ns (default 0:
+    /// the same instant). In that window the task waits queued where another CPU
+    /// may pull it (a newidle balance, or a SHARED_RUNQ pull from its shard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1000000))]
+    pub idle_pick_delay_ns: Option<u64>,
     /// Speed of each thread, in percent, while its SMT sibling is busy (default 60).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 10, max = 100))]
@@ -106,6 +113,7 @@ pub struct CostsSpec {
 pub struct Costs {
     pub context_switch_ns: u64,
     pub idle_exit_latency_ns: u64,
+    pub idle_pick_delay_ns: u64,
     pub smt_speed_permille: u32,
     pub refill_llc_ns_per_mib: u64,
     pub refill_cross_llc_ns_per_mib: u64,
@@ -133,6 +141,7 @@ impl CostsSpec {
             idle_exit_latency_ns: self
                 .idle_exit_latency_ns
                 .unwrap_or(DEFAULT_IDLE_EXIT_LATENCY_NS),
+            idle_pick_delay_ns: self.idle_pick_delay_ns.unwrap_or(0),
             smt_speed_permille: self.smt_speed_pct.unwrap_or(DEFAULT_SMT_SPEED_PCT) * 10,
             refill_llc_ns_per_mib: self
                 .refill_llc_ns_per_mib

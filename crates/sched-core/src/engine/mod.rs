@@ -62,6 +62,9 @@ pub enum Event {
     },
     /// An idle CPU that had a task woken onto it is ready to schedule.
     IdleExit(CpuId),
+    /// A CPU that left idle reaches `__schedule()` (`costs.idle_pick_delay_ns` after
+    /// its `IdleExit` enqueued its wakeups).
+    IdlePick(CpuId),
     Tick(CpuId),
     /// A cgroup's bandwidth period ends: refill its quota.
     BandwidthRefresh(u32),
@@ -386,9 +389,23 @@ impl Simulator {
             Event::RunDone { cpu, gen } => self.run_done(cpu, gen),
             Event::SwitchDone { cpu, gen } => self.switch_done(cpu, gen),
             Event::IdleExit(cpu) => {
+                let delay = self.costs.idle_pick_delay_ns;
+                if delay == 0 {
+                    self.cpus[cpu.0 as usize].leaving_idle = false;
+                    self.sched_ttwu_pending(cpu);
+                    self.request_resched(cpu, Reason::LeftIdle);
+                } else {
+                    // Still leaving idle until the pick: a wakeup meanwhile waits for it.
+                    self.sched_ttwu_pending(cpu);
+                    self.queue
+                        .push(self.now + SimTime(delay), Event::IdlePick(cpu));
+                }
+            }
+            Event::IdlePick(cpu) => {
                 self.cpus[cpu.0 as usize].leaving_idle = false;
-                self.sched_ttwu_pending(cpu);
-                self.request_resched(cpu, Reason::LeftIdle);
+                if self.cpu_online(cpu) {
+                    self.request_resched(cpu, Reason::LeftIdle);
+                }
             }
             Event::Tick(cpu) => self.scheduler_tick(cpu),
             Event::BandwidthRefresh(group) => self.refresh_bandwidth(group),
