@@ -285,3 +285,36 @@ fn with_the_hhvm_knobs_all_lowers_the_compile_gap() {
     };
     assert!(median(&all) < median(&off), "off {off:?}, all {all:?}");
 }
+
+/// `costs.idle_pick_delay_ns`: between an idle CPU's enqueue of its wakeups and its
+/// pick, other CPUs may pull them. Off (0) the two are one instant and the run is
+/// the default one; on, pulls from CPUs leaving idle appear, and the state stays
+/// consistent.
+#[test]
+fn the_idle_pick_window_lets_other_cpus_pull_a_wakee_before_its_cpu_picks_it() {
+    let base = with_mode(
+        scenario(preset("milan-72"), vec![netperf(24)], 20, 1),
+        SharedRunqMode::All,
+        6,
+    );
+    let pulls_from_leaving_idle = |delay: Option<u64>| {
+        let mut scenario = base.clone();
+        scenario.costs.idle_pick_delay_ns = delay;
+        let sim = run_sim(&scenario);
+        sim.check_invariants().unwrap();
+        let pulls = (0..sim.trace.len())
+            .filter(|&idx| sim.trace.kind(idx) == TraceKind::ShardPull)
+            .count();
+        (pulls, sim.trace.hash_hex())
+    };
+    let (pulls_default, hash_default) = pulls_from_leaving_idle(None);
+    let (pulls_zero, hash_zero) = pulls_from_leaving_idle(Some(0));
+    assert_eq!(hash_zero, hash_default, "a zero window is the default run");
+    assert_eq!(pulls_zero, pulls_default);
+    let (pulls_window, hash_window) = pulls_from_leaving_idle(Some(3_000));
+    assert_ne!(hash_window, hash_default);
+    assert!(
+        pulls_window > 2 * pulls_default.max(1),
+        "a 3 us window: {pulls_window} pulls against {pulls_default}"
+    );
+}
