@@ -11,12 +11,11 @@
 // 16.7 ms; a frame's work is what has to fit in them. With the time to the first
 // frame and the bundles' gzip sizes.
 // Run by `npm run bench` after the app is built; prints one line a figure.
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { loadPlayingScenario } from './frame-page.mjs';
+import { launchChromium, serveApp } from './browser.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = 4391;
@@ -67,10 +66,9 @@ for (const name of readdirSync(assets)) {
 }
 console.log(`bundle: JS ${(js / 1024).toFixed(0)} KiB gzip (all workers included), wasm ${(wasm / 1024).toFixed(0)} KiB gzip (${(statSync(`${assets}/${readdirSync(assets).find((name) => name.endsWith('.wasm'))}`).size / 1024).toFixed(0)} KiB raw)`);
 
-const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
+const server = await serveApp(PORT);
 const ROUNDS = Number(process.env.FRAME_BENCH_ROUNDS ?? 3);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+const browser = await launchChromium();
 try {
   const intervals = [];
   const busyPerFrame = [];

@@ -6,18 +6,14 @@
 // benchmark: `npm run bench` has the figures. Serves the built app (web/dist).
 // Usage: node scripts/frame-profile.mjs [--css 'RULES'] (the rules are added to the
 // page's first style sheet before Play, to try a style change without a build).
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadPlayingScenario } from './frame-page.mjs';
+import { launchChromium, serveApp } from './browser.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: options } = parseArgs({ options: { css: { type: 'string' } } });
 const PORT = 4392;
-const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+const server = await serveApp(PORT);
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
   await page.goto(`http://127.0.0.1:${PORT}/`);

@@ -5,17 +5,13 @@
 // memory (`window.__schedlab.wasmBytes`, its high-water mark) and the page's
 // JavaScript heap.
 // Usage: node scripts/memory-bench.mjs [DURATION_MS]   (after scripts/build.sh; 1250 by default)
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { launchChromium, serveApp } from './browser.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = 4393;
 const durationMs = Number(process.argv[2] ?? 1250);
 
-const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless', '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
+const server = await serveApp(PORT);
+const browser = await launchChromium(['--enable-precise-memory-info', '--js-flags=--expose-gc']);
 const idle = (page) => page.waitForFunction(() => window.__schedlab?.idle === true, null, { timeout: 600_000 });
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });

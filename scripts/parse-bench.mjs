@@ -5,11 +5,8 @@
 // engine worker's wasm memory after the first open; then the median and range of
 // the warm opens' read and parser speeds.
 // Usage: [PARSE_BENCH_RUNS=N] node scripts/parse-bench.mjs FILE   (run by `npm run bench` after a build)
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { launchChromium, serveApp } from './browser.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = 4392;
 const file = process.argv[2];
 if (!file) {
@@ -17,9 +14,8 @@ if (!file) {
   process.exit(2);
 }
 
-const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+const server = await serveApp(PORT);
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   await page.goto(`http://127.0.0.1:${PORT}/`);

@@ -2,19 +2,17 @@
 // in headless Chromium (Debian's): `npm run screenshots` after `npm run build`.
 // Each view is set up as a user would (pick a scenario, move the playhead, click),
 // then captured to docs/screenshot.png and docs/screenshots/*.png.
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, serveApp } from './browser.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PORT = Number(process.env.SCREENSHOT_PORT ?? 4397);
 const out = `${root}docs/screenshots`;
 mkdirSync(out, { recursive: true });
 
-const server = spawn(process.execPath, [`${root}scripts/serve.mjs`], { env: { ...process.env, PORT: String(PORT), STRICT_PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((resolve) => server.stdout.on('data', (chunk) => String(chunk).includes('running at') && resolve()));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless', '--hide-scrollbars'] });
+const server = await serveApp(PORT);
+const browser = await launchChromium(['--hide-scrollbars']);
 
 /** A fresh page at `width` x `height`, the app loaded and idle. */
 async function open(width, height, colorScheme = 'light') {

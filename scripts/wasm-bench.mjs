@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './browser.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: options } = parseArgs({ options: { runs: { type: 'string', default: '3' }, json: { type: 'string' }, log: { type: 'string' } } });
@@ -103,7 +103,7 @@ const server = createServer((request, response) => {
   }
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] });
+const browser = await launchChromium();
 const rows = [];
 let mismatch = false;
 try {
