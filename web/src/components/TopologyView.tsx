@@ -229,16 +229,8 @@ export function TopologyView({
             const n = layout?.cpus.length ?? 0;
             if (!onCpu || n === 0) return;
             const now = cpuSelection ?? -1;
-            const next =
-              event.key === 'ArrowRight' || event.key === 'ArrowDown'
-                ? (now + 1) % n
-                : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
-                  ? (now - 1 + n) % n
-                  : event.key === 'Home'
-                    ? 0
-                    : event.key === 'End'
-                      ? n - 1
-                      : undefined;
+            const moves: Record<string, number> = { ArrowRight: (now + 1) % n, ArrowDown: (now + 1) % n, ArrowLeft: (now - 1 + n) % n, ArrowUp: (now - 1 + n) % n, Home: 0, End: n - 1 };
+            const next = moves[event.key];
             if (next === undefined) return;
             event.preventDefault();
             event.stopPropagation();

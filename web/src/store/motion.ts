@@ -185,7 +185,8 @@ export interface MotionView {
 export function motionView(motions: MotionLog, nowNs: number, spanNs: number, max = MAX_DRAWN): MotionView {
   // Two binary searches bound the span, two reads of the tallies count the moves not
   // drawn, and only the drawn moves are copied.
-  const first = motions.countBefore(nowNs - spanNs);
+  const since = nowNs - spanNs;
+  const first = motions.countBefore(since);
   const last = motions.countAtOrBefore(nowNs);
   const cut = Math.max(first, last - max);
   const more = motions.countByDistance(first, cut);
@@ -194,7 +195,6 @@ export function motionView(motions: MotionLog, nowNs: number, spanNs: number, ma
     const motion = motions.at(index);
     if (motion) drawn.push({ ...motion, age: spanNs > 0 ? Math.min(1, Math.max(0, (nowNs - motion.atNs) / spanNs)) : 1 });
   }
-  const since = nowNs - spanNs;
   const truncated = first === 0 && motions.length >= MAX_KEPT && (motions.at(0)?.atNs ?? since) > since;
   return { drawn, more, moreTotal: cut - first, truncated };
 }
