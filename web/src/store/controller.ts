@@ -288,6 +288,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
       trace: appendTrace([], result.frame.newTrace),
       motions: appendMotions(MotionLog.EMPTY, result.frame.migrations, result.loaded.machine),
       selection: undefined,
+      // The inspected CPU stays (the same CPU under another policy), if the new machine has it.
+      cpuSelection: (store.get().cpuSelection ?? Infinity) < result.loaded.machine.cpus.length ? store.get().cpuSelection : undefined,
       inspection: NO_INSPECTION,
       shardLockContention: shardLockContention(undefined, result.frame.locks, 0),
       shardContentions: perShardContention(undefined, result.frame.shardLocks, []),
