@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { eventCount, openApp, waitIdle } from './helpers';
 
 test('the event log filters by event, CPU and pid, and pages back through the whole run', async ({ page }) => {
   await openApp(page);
@@ -57,4 +57,25 @@ test('the live log rewrites its rows in place as the run goes on, rather than re
   // The same element shows the newest record now.
   await expect(firstRow).toHaveAttribute('data-probe', 'kept');
   await expect(log.locator('li[data-probe]')).toHaveCount(1);
+});
+
+test('each Step runs on to the next line of the log, passing over events that add none', async ({ page }) => {
+  await openApp(page);
+  // Into the run, where ticks that change nothing come between the scheduler's events.
+  await page.keyboard.press(' ');
+  await expect.poll(() => eventCount(page), { timeout: 20_000 }).toBeGreaterThan(2_000);
+  await page.keyboard.press(' ');
+  await waitIdle(page);
+  const newest = async () => Number(await page.getByRole('list', { name: 'Recent scheduler events' }).locator('li').first().locator('button.ev-row').getAttribute('data-index'));
+  let passedOver = 0;
+  for (let step = 0; step < 25; step++) {
+    const [index, events] = [await newest(), await eventCount(page)];
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await waitIdle(page);
+    expect(await newest()).toBeGreaterThan(index);
+    const handled = (await eventCount(page)) - events;
+    expect(handled).toBeGreaterThanOrEqual(1);
+    if (handled > 1) passedOver++;
+  }
+  expect(passedOver).toBeGreaterThan(0);
 });

@@ -48,7 +48,7 @@ test('the main controls work from the keyboard alone, and ? lists every shortcut
   await page.keyboard.press('?');
   const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await expect(dialog).toBeVisible();
-  for (const name of ['Play or pause', 'Step one event', 'Reset: start again from time 0', 'Faster', 'Slower']) await expect(dialog).toContainText(name);
+  for (const name of ['Play or pause', 'Step to the next scheduler event', 'Reset: start again from time 0', 'Faster', 'Slower']) await expect(dialog).toContainText(name);
   await page.keyboard.press('Escape');
   await expect(dialog).toHaveCount(0);
 });

@@ -13,7 +13,7 @@ export interface Action {
 export function createActions(controller: Controller, store: AppStore): readonly Action[] {
   return [
     { id: 'play-pause', name: 'Play or pause', keys: [' ', 'k'], perform: () => controller.togglePlay() },
-    { id: 'step', name: 'Step one event', keys: ['.', 'ArrowRight'], perform: () => void controller.step() },
+    { id: 'step', name: 'Step to the next scheduler event', keys: ['.', 'ArrowRight'], perform: () => void controller.step() },
     {
       id: 'step-next',
       name: 'Step to the next decision of the chosen kind, and explain it',

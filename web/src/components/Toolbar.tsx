@@ -74,7 +74,7 @@ export function Toolbar({
             Play
           </button>
         )}
-        <button type="button" onClick={() => void controller.step()} disabled={!canRun} title="Step one event (.)">
+        <button type="button" onClick={() => void controller.step()} disabled={!canRun} title="Step to the next scheduler event in the log (.)">
           Step
         </button>
         <button
@@ -89,20 +89,23 @@ export function Toolbar({
           <button type="button" onClick={() => void controller.stepToNext(nextKind)} disabled={!canRun} title="Run on to the next decision of this kind and explain it (n)">
             Next decision
           </button>
-          <select
-            aria-label="Decision kind"
-            value={nextKind}
-            onChange={(event) => {
-              setNextKind(event.target.value as DecisionKind);
-              event.target.blur();
-            }}
-          >
-            {DECISION_KINDS.map((entry) => (
-              <option key={entry.kind} value={entry.kind}>
-                {entry.label}
-              </option>
-            ))}
-          </select>
+          <label className="field">
+            <span>of kind</span>
+            <select
+              aria-label="Decision kind"
+              value={nextKind}
+              onChange={(event) => {
+                setNextKind(event.target.value as DecisionKind);
+                event.target.blur();
+              }}
+            >
+              {DECISION_KINDS.map((entry) => (
+                <option key={entry.kind} value={entry.kind}>
+                  {entry.label}
+                </option>
+              ))}
+            </select>
+          </label>
         </span>
         <label className="field">
           <span>Speed</span>

@@ -121,7 +121,7 @@ export function TopologyView({
       </h2>
       {loaded && !run && frame?.events === 0 && (
         <p className="start-hint" data-testid="start-hint">
-          At time 0 nothing has run yet: press <strong>Play</strong> (space) to watch it, or <strong>Step</strong> (.) to go one event at a time.
+          At time 0 nothing has run yet: press <strong>Play</strong> (space) to watch it, or <strong>Step</strong> (.) to go one scheduler event at a time.
         </p>
       )}
       {loaded && (

@@ -41,6 +41,8 @@ import { isGzip, type ReplayResult } from '../store/replay';
 type Source = SimHandle | LogHandle;
 
 const MAX_TRACE_PER_FRAME = 200;
+/** Events one Step handles at most while no trace record comes. */
+const STEP_MAX_EVENTS = 100_000;
 /** Events between two looks at the clock while advancing (a few hundred microseconds of work). */
 const ADVANCE_CHUNK_EVENTS = 2_000;
 
@@ -448,10 +450,17 @@ const engine = {
     return Comlink.transfer({ frame, record }, transferList(frame));
   },
 
-  /** Handles exactly one event. */
+  /**
+   * Handles events until one adds a trace record (a visible change: a tick or a
+   * timer that changes nothing adds none), at most `STEP_MAX_EVENTS`, or until the
+   * run ends.
+   */
   step(): Frame {
     const sim = current();
-    sim.step();
+    const before = sim.trace_total();
+    for (let handled = 0; handled < STEP_MAX_EVENTS; handled++) {
+      if (!sim.step() || sim.trace_total() !== before) break;
+    }
     return transferFrame(frameOf(sim));
   },
 

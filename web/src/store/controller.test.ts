@@ -81,7 +81,7 @@ describe('app store', () => {
 });
 
 describe('controller', () => {
-  it('steps exactly one event', async () => {
+  it('applies the frame of one step', async () => {
     const store = createAppStore();
     const controller = createController(store, fakeEngine());
     await controller.load('teaching-small', '{}');
