@@ -2,10 +2,11 @@
 
 mod common;
 
-use common::{cgroup_tree, hogs, preset, run, scenario, tasks};
+use common::{cgroup_tree, hackbench, hogs, preset, run, run_sim, scenario, schbench, tasks};
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobPreset;
 use sched_core::task::TaskState;
+use sched_core::trace::{Reason, TraceKind};
 
 fn run_us(us: f64) -> Op {
     Op::Run {
@@ -275,4 +276,35 @@ fn an_unthrottled_task_is_placed_like_a_waking_sleeper() {
         }
     }
     panic!("no throttled task was unthrottled");
+}
+
+/// A CPU leaves idle once per wakeup burst: the wakeups its exit enqueues
+/// (`sched_ttwu_pending()`) must not queue a second exit, which would later switch
+/// out the task the first one picked as though the CPU were still idle.
+#[test]
+fn a_running_task_is_never_switched_out_because_its_cpu_was_idle() {
+    let runs = [
+        scenario(preset("teaching-small"), vec![schbench(2, 5, 2000, 3000)], 200, 42),
+        scenario(preset("ryzen-7950x"), vec![hackbench(4, 100, 10)], 1000, 7),
+    ];
+    for scenario in &runs {
+        let sim = run_sim(scenario);
+        let mut idle_exits = 0;
+        for idx in 0..sim.trace.len() {
+            let record = sim.trace.get(idx);
+            if record.kind != TraceKind::SchedSwitch || record.reason != Reason::LeftIdle {
+                continue;
+            }
+            assert_eq!(
+                record.pid,
+                0,
+                "at {} ns CPU {} switched out pid {} as though it were idle",
+                record.time.as_ns(),
+                record.cpu,
+                record.pid
+            );
+            idle_exits += 1;
+        }
+        assert!(idle_exits > 10, "the run left idle only {idle_exits} times");
+    }
 }

@@ -391,8 +391,11 @@ impl Simulator {
             Event::IdleExit(cpu) => {
                 let delay = self.costs.idle_pick_delay_ns;
                 if delay == 0 {
-                    self.cpus[cpu.0 as usize].leaving_idle = false;
+                    // Still leaving idle while the wakeups are enqueued, so that their
+                    // check_preempt_curr() does not queue a second exit: the pick below
+                    // is the one this exit stands for.
                     self.sched_ttwu_pending(cpu);
+                    self.cpus[cpu.0 as usize].leaving_idle = false;
                     self.request_resched(cpu, Reason::LeftIdle);
                 } else {
                     // Still leaving idle until the pick: a wakeup meanwhile waits for it.
