@@ -15,7 +15,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_CONTEXT_SWITCH_NS: u64 = 2_000;
-pub const DEFAULT_IDLE_EXIT_LATENCY_NS: u64 = 10_000;
 pub const DEFAULT_SMT_SPEED_PCT: u32 = 60;
 /// Refilling 1 MiB from the shared L3 into a core's private caches.
 pub const DEFAULT_REFILL_LLC_NS_PER_MIB: u64 = 20_000;
@@ -44,7 +43,8 @@ pub struct CostsSpec {
     #[schemars(range(max = 1000000))]
     pub context_switch_ns: Option<u64>,
     /// Time an idle CPU takes to start running a task woken onto it (IPI and idle-state
-    /// exit), in ns (default 10000).
+    /// exit), in ns (default: the exit latency of the machine's shallow idle state in
+    /// its cpuidle table, 10000 for Intel's C1E and POWER9's stop2, 1000 for AMD's C1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 10000000))]
     pub idle_exit_latency_ns: Option<u64>,
@@ -131,16 +131,22 @@ pub struct Costs {
 }
 
 impl CostsSpec {
-    /// Resolves against the machine's nominal frequency and memory figures.
-    pub fn resolve(&self, nominal_mhz: u32, memory: crate::topology::MemoryFigures) -> Costs {
+    /// Resolves against the machine's nominal frequency, memory figures and the exit
+    /// latency of its shallow idle state.
+    pub fn resolve(
+        &self,
+        nominal_mhz: u32,
+        memory: crate::topology::MemoryFigures,
+        shallow_idle_exit_ns: u64,
+    ) -> Costs {
         let frequency_mhz = self.frequency_mhz.unwrap_or(nominal_mhz);
         Costs {
             frequency_mhz,
             frequency_permille: (frequency_mhz as u64 * 1000 / nominal_mhz.max(1) as u64) as u32,
             context_switch_ns: self.context_switch_ns.unwrap_or(DEFAULT_CONTEXT_SWITCH_NS),
-            idle_exit_latency_ns: self
-                .idle_exit_latency_ns
-                .unwrap_or(DEFAULT_IDLE_EXIT_LATENCY_NS),
+            // Simplification: the IPI and the idle loop's exit are not counted apart
+            // from the idle state's own exit latency.
+            idle_exit_latency_ns: self.idle_exit_latency_ns.unwrap_or(shallow_idle_exit_ns),
             idle_pick_delay_ns: self.idle_pick_delay_ns.unwrap_or(0),
             smt_speed_permille: self.smt_speed_pct.unwrap_or(DEFAULT_SMT_SPEED_PCT) * 10,
             refill_llc_ns_per_mib: self
@@ -222,7 +228,8 @@ mod tests {
 
     #[test]
     fn refill_grows_with_distance() {
-        let costs = CostsSpec::default().resolve(2000, crate::topology::memory_figures("custom"));
+        let costs =
+            CostsSpec::default().resolve(2000, crate::topology::memory_figures("custom"), 10_000);
         let llc = costs.refill_ns(1024, MigrationDistance::Llc);
         let cross = costs.refill_ns(1024, MigrationDistance::CrossLlc);
         let numa = costs.refill_ns(1024, MigrationDistance::CrossNuma);

@@ -284,7 +284,12 @@ fn an_unthrottled_task_is_placed_like_a_waking_sleeper() {
 #[test]
 fn a_running_task_is_never_switched_out_because_its_cpu_was_idle() {
     let runs = [
-        scenario(preset("teaching-small"), vec![schbench(2, 5, 2000, 3000)], 200, 42),
+        scenario(
+            preset("teaching-small"),
+            vec![schbench(2, 5, 2000, 3000)],
+            200,
+            42,
+        ),
         scenario(preset("ryzen-7950x"), vec![hackbench(4, 100, 10)], 1000, 7),
     ];
     for scenario in &runs {

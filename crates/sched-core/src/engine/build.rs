@@ -209,9 +209,13 @@ impl Simulator {
             });
         }
 
+        let nominal_mhz = crate::topology::nominal_mhz(&topology.shape.name);
         let costs = scenario.costs.resolve(
-            crate::topology::nominal_mhz(&topology.shape.name),
+            nominal_mhz,
             crate::topology::memory_figures(&topology.shape.name),
+            crate::power::power_figures(&topology.shape.name, nominal_mhz)
+                .shallow
+                .exit_latency_ns,
         );
         let n_llcs = topology.llc_cpus.len();
         let llc_idle_initial: Vec<u32> = topology
