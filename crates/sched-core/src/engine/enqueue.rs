@@ -82,7 +82,14 @@ impl Simulator {
         let distance = self.topology.distance(orig, dest);
         self.metrics.migrations.count(distance);
         let task = &mut self.tasks[task_id.0 as usize];
-        task.vruntime = task.vruntime.saturating_sub(from_min) + to_min;
+        // `migrate_task_rq_fair()` / `dequeue_entity()` subtract the old cfs_rq's
+        // min_vruntime and `enqueue_entity()` adds the new one's, in wrapping u64
+        // arithmetic: an entity below its min_vruntime (a woken sleeper's credit, or
+        // a long sleep) keeps that offset, and the wakeup's place_entity() then
+        // grants the credit on the new CPU. Simplification: the model's vruntimes
+        // start at 0, so a result below 0 is held at 0.
+        let relative = task.vruntime as i128 - from_min as i128;
+        task.vruntime = (to_min as i128 + relative).max(0) as u64;
         task.cpu = dest;
         task.exec_start = None;
         task.nr_migrations += 1;
