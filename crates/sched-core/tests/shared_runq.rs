@@ -252,7 +252,7 @@ fn the_compile_gap_grows_with_all_only_under_sis_util() {
 
 /// Experiment 6: an overcommitted compile (48 jobs on the 7950X) with HHVM's knobs.
 /// There `all` lowers the time a CPU of an LLC idles while a task waits in it, in
-/// the median and in most seeds (4 of 5): the series' claim of better work
+/// the median and in most seeds (3 of 5): the series' claim of better work
 /// conservation under these knobs.
 #[test]
 fn with_the_hhvm_knobs_all_lowers_the_compile_gap() {
