@@ -19,6 +19,12 @@ fn with_mode(mut scenario: Scenario, mode: SharedRunqMode, shard_size: u32) -> S
     scenario
 }
 
+/// A shipped scenario's JSON (`scenarios/NAME.json`), to edit before it is parsed.
+fn shipped_json(name: &str) -> serde_json::Value {
+    let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn lock<'a>(summary: &'a RunSummary, class: &str) -> &'a sched_core::lock::LockStat {
     summary
         .locks
@@ -214,11 +220,8 @@ fn all_mode_costs_netperf_throughput() {
 /// lowers the gap in most seeds.
 #[test]
 fn the_compile_gap_grows_with_all_only_under_sis_util() {
-    let path = format!(
-        "{}/../../scenarios/shared-runq-kcompile-7950x.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let base: Scenario = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let base: Scenario =
+        serde_json::from_value(shipped_json("shared-runq-kcompile-7950x")).unwrap();
     let gaps = |mode: SharedRunqMode, sis_util: bool| -> Vec<u64> {
         (1..=5)
             .map(|seed| {
@@ -256,12 +259,7 @@ fn the_compile_gap_grows_with_all_only_under_sis_util() {
 /// conservation under these knobs.
 #[test]
 fn with_the_hhvm_knobs_all_lowers_the_compile_gap() {
-    let path = format!(
-        "{}/../../scenarios/shared-runq-kcompile-7950x.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut value = shipped_json("shared-runq-kcompile-7950x");
     value["knobs"] = serde_json::json!({ "preset": "hhvm" });
     value["workloads"][0]["jobs"] = 48.into();
     let base: Scenario = serde_json::from_value(value).unwrap();
@@ -327,12 +325,7 @@ fn the_idle_pick_window_lets_other_cpus_pull_a_wakee_before_its_cpu_picks_it() {
 /// the review's (docs/policies/shared-runq.md, experiment 5).
 #[test]
 fn zen3_hackbench_gains_with_all_until_heavily_overloaded() {
-    let path = format!(
-        "{}/../../scenarios/shared-runq-hackbench-7950x.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut value = shipped_json("shared-runq-hackbench-7950x");
     value["topology"] = serde_json::json!({ "preset": "zen3-2s64c" });
     value["workloads"][0]["loops"] = 200.into();
     let times = |groups: u32, mode: SharedRunqMode| -> Vec<u64> {
