@@ -14,6 +14,14 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   await expect(alert).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
   await expect(alert).toContainText('Your edit was not applied; the previous run is still loaded and plays.');
   await expect(editor).toHaveValue(broken);
+  // The problem is listed once on screen: in the check under the text, where a click
+  // goes to it. The alert says so, and keeps its own list for screen readers only.
+  const checked = page.getByRole('list', { name: 'Problems in the text' });
+  await expect(checked).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
+  await expect(alert).toContainText('because of the problem listed above');
+  await expect
+    .poll(async () => (await alert.getByRole('list').locator('..').boundingBox())?.height ?? 0, { message: 'the alert list takes no room on screen' })
+    .toBeLessThanOrEqual(1);
   // The last good run stays: its machine is drawn and it plays.
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
   await expect(page.locator('svg[data-testid="machine"] g.cpu')).toHaveCount(8);

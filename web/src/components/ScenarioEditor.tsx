@@ -253,6 +253,14 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     }
   };
 
+  // A refusal of the text as it stands lists what the check above already lists:
+  // the alert then only says so, and keeps its list for screen readers.
+  const refusedAbove =
+    attempted === text &&
+    checkedText === text &&
+    check.length === problems.length &&
+    check.every(({ problem }, index) => formatProblem(problem) === formatProblem(problems[index]));
+
   let summary: string;
   if (checking) summary = 'Checking with the simulator…';
   else if (check.length === 0) summary = applied ? 'Valid: this is the scenario running.' : 'Valid: Apply to run it (not yet applied).';
@@ -351,11 +359,15 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
             </p>
           ) : (
             <p>
-              The scenario was not loaded: {problems.length} problem{problems.length === 1 ? '' : 's'}.
+              {refusedAbove
+                ? `The scenario was not loaded because of the ${problems.length === 1 ? 'problem' : `${problems.length} problems`} listed above.`
+                : `The scenario was not loaded: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`}
               {status === 'ready' && ' Your edit was not applied; the previous run is still loaded and plays.'}
             </p>
           )}
-          <ProblemList problems={problems} />
+          <div className={refusedAbove ? 'sr-only' : undefined}>
+            <ProblemList problems={problems} />
+          </div>
         </div>
       )}
     </section>
