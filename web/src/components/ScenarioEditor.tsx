@@ -259,7 +259,10 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     attempted === text &&
     checkedText === text &&
     check.length === problems.length &&
-    check.every(({ problem }, index) => formatProblem(problem) === formatProblem(problems[index]));
+    check.every(({ problem }, index) => {
+      const refused = problems[index];
+      return refused !== undefined && formatProblem(problem) === formatProblem(refused);
+    });
 
   let summary: string;
   if (checking) summary = 'Checking with the simulator…';
