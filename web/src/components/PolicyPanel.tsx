@@ -3,6 +3,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import { useAppState } from './useStore';
 import { ProblemList } from './ProblemList';
+import { CatchUpNote } from './Toolbar';
 import { scenarioSchema, formatProblem } from '../engine/validate';
 import {
   changedSettings,
@@ -152,6 +153,7 @@ export function PolicyPanel({
       <p className="muted policy-intro">
         Each change re-runs <code>{fileName}</code> from time 0 with the same seed and the setting applied.
       </p>
+      <CatchUpNote store={store} />
       <div className="policy-diff" data-testid="policy-diff">
         {changed.length === 0 ? (
           <p className="muted">Every setting is as in the scenario file.</p>

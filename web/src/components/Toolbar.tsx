@@ -1,9 +1,11 @@
-import type { AppStore } from '../store/app';
+import { useEffect, useState } from 'react';
+import type { AppStore, CatchUp } from '../store/app';
 import { SPEEDS } from '../store/app';
 import { DECISION_KINDS, type Controller, type DecisionKind } from '../store/controller';
 import { bundledScenarios, SERIES } from '../engine/scenarios';
 import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
+import { simTimeNs } from '../base/types';
 import { ShareButton } from './ShareButton';
 import { ExportMenu, type DrawingRefs } from './ExportMenu';
 import { CompareButton } from './Compare';
@@ -26,7 +28,8 @@ export function Toolbar({
   const status = useAppState(store, (s) => s.status);
   const frame = useAppState(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
-  const canRun = status === 'ready' && !frame?.finished;
+  const catchingUp = useAppState(store, (s) => s.catchingUp);
+  const canRun = status === 'ready' && !frame?.finished && catchingUp === undefined;
   const nextKind = useAppState(store, (s) => s.nextDecision);
   const presenter = useAppState(store, (s) => s.presenter);
   const theme = useAppState(store, (s) => s.theme);
@@ -155,11 +158,12 @@ export function Toolbar({
         <span className="clock-events">
           <span
             data-testid="event-count"
-            title="Events the simulator has handled: wakeups, ends of runs and switches, ticks, timers. Some leave no trace record, so this runs ahead of the event log's numbers; Step handles one."
+            title="Events the simulator has handled: wakeups, ends of runs and switches, ticks, timers. Some leave no trace record, so this runs ahead of the event log's numbers; Step runs on to the next one that does."
           >
             event {frame ? formatCount(frame.events) : 0}
           </span>
           {frame?.finished && <span className="done">finished</span>}
+          <CatchUpNote store={store} />
           {playing && frame?.behind && (
             <span className="behind" title="Each animation frame gives the simulator a few milliseconds; this run needs more for the chosen speed">
               slower than {SPEEDS[speedIndex]?.label}
@@ -168,5 +172,32 @@ export function Toolbar({
         </span>
       </div>
     </div>
+  );
+}
+
+/** How long a catch-up runs before it is shown: a short one would only flash. */
+const CATCH_UP_SHOWN_AFTER_MS = 250;
+
+/**
+ * Says that the run is being carried on to a time without playing (after a policy
+ * change, from time 0 back to the playhead's; or a seek), and how far it is.
+ */
+export function CatchUpNote({ store, className }: { store: AppStore; className?: string }) {
+  const catchingUp = useAppState(store, (s) => s.catchingUp);
+  const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
+  // The catch-up whose delay has passed: shown while it is still the current one.
+  const [shownFor, setShownFor] = useState<CatchUp | undefined>(undefined);
+  useEffect(() => {
+    if (catchingUp === undefined) return undefined;
+    const timer = window.setTimeout(() => setShownFor(catchingUp), CATCH_UP_SHOWN_AFTER_MS);
+    return () => window.clearTimeout(timer);
+  }, [catchingUp]);
+  if (catchingUp === undefined || shownFor !== catchingUp) return null;
+  const share = catchingUp.toNs > 0 ? Math.min(100, Math.floor((100 * nowNs) / catchingUp.toNs)) : 100;
+  const what = catchingUp.why === 'policy' ? 'Re-running with the new setting' : 'Running';
+  return (
+    <span className={`catching-up${className ? ` ${className}` : ''}`} role="status" data-testid="catching-up">
+      {what} to t = {formatTraceTime(simTimeNs(catchingUp.toNs))} s: {share} %
+    </span>
   );
 }

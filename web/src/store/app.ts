@@ -35,6 +35,12 @@ export const DEFAULT_SPEED_INDEX = 2;
 /** How many recent trace records the event log keeps. */
 export const TRACE_KEEP = 200;
 
+/** A run carried on to `toNs` without playing: after a policy change, or a seek. */
+export interface CatchUp {
+  readonly toNs: number;
+  readonly why: 'policy' | 'seek';
+}
+
 export interface AppState {
   readonly status: Status;
   /** A bundled scenario id, or `custom` for edited text. */
@@ -49,6 +55,11 @@ export interface AppState {
   readonly speedIndex: number;
   /** A request to the engine is in flight. */
   readonly busy: boolean;
+  /**
+   * The run is being carried on to a time without playing (a seek, or a policy
+   * re-run going back to the playhead's time): where to, and why.
+   */
+  readonly catchingUp: CatchUp | undefined;
   /** The trace record picked in the event log, and its task. */
   readonly selection: Selection | undefined;
   /** The decision inspector: its explanation of the selection. */
@@ -122,6 +133,7 @@ export const initialState: AppState = {
   playing: false,
   speedIndex: DEFAULT_SPEED_INDEX,
   busy: false,
+  catchingUp: undefined,
   selection: undefined,
   inspection: NO_INSPECTION,
   fileText: '',

@@ -340,9 +340,37 @@ export function createController(store: AppStore, engine: EngineClient): Control
       }
       startRun(result);
       store.set({ policyOverrides: overrides, policyProblems: [] });
-      if (atNs > 0) await controller.seek({ timeNs: simTimeNs(atNs), events: undefined });
+      if (atNs > 0) {
+        store.set({ catchingUp: { toNs: atNs, why: 'policy' } });
+        try {
+          await controller.seek({ timeNs: simTimeNs(atNs), events: undefined });
+        } finally {
+          store.set({ catchingUp: undefined });
+        }
+      }
       if (wasPlaying) controller.play();
       return true;
+    });
+  }
+
+  /** Carries the run on to `playhead` without playing, a frame at a time. */
+  async function seekTo(playhead: Playhead, run: SliceStore | undefined): Promise<void> {
+    await engineCall(async () => {
+      for (;;) {
+        const state = store.get();
+        const frame = state.frame;
+        if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
+        const needEvents = playhead.events !== undefined && frame.events < playhead.events;
+        if (!needEvents && frame.nowNs >= playhead.timeNs) return;
+        // In steps of a 150th of the way (as playing would), so the charts over time get their samples.
+        const stepNs = Math.max(10_000, playhead.timeNs / 150);
+        const towards = needEvents ? playhead.timeNs : Math.min(playhead.timeNs, frame.nowNs + stepNs);
+        const next = await engine.seek(needEvents ? playhead.events : undefined, towards, MAX_EVENTS_PER_FRAME);
+        if (store.get().slices !== run) return;
+        applyFrame(next);
+        // No progress (nothing left before the target): done.
+        if (next.events === frame.events && next.nowNs === frame.nowNs) return;
+      }
     });
   }
 
@@ -395,23 +423,14 @@ export function createController(store: AppStore, engine: EngineClient): Control
     async seek(playhead) {
       controller.pause();
       const run = store.get().slices;
-      await engineCall(async () => {
-        for (;;) {
-          const state = store.get();
-          const frame = state.frame;
-          if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
-          const needEvents = playhead.events !== undefined && frame.events < playhead.events;
-          if (!needEvents && frame.nowNs >= playhead.timeNs) return;
-          // In steps of a 150th of the way (as playing would), so the charts over time get their samples.
-          const stepNs = Math.max(10_000, playhead.timeNs / 150);
-          const towards = needEvents ? playhead.timeNs : Math.min(playhead.timeNs, frame.nowNs + stepNs);
-          const next = await engine.seek(needEvents ? playhead.events : undefined, towards, MAX_EVENTS_PER_FRAME);
-          if (store.get().slices !== run) return;
-          applyFrame(next);
-          // No progress (nothing left before the target): done.
-          if (next.events === frame.events && next.nowNs === frame.nowNs) return;
-        }
-      });
+      // A policy re-run has said why already; a plain seek says so itself.
+      const own = store.get().catchingUp === undefined;
+      if (own) store.set({ catchingUp: { toNs: playhead.timeNs, why: 'seek' } });
+      try {
+        await seekTo(playhead, run);
+      } finally {
+        if (own) store.set({ catchingUp: undefined });
+      }
     },
     async restore(request) {
       return engineCall(async () => {
@@ -509,7 +528,8 @@ export function createController(store: AppStore, engine: EngineClient): Control
     },
     play() {
       const state = store.get();
-      if (!state.loaded || state.frame?.finished || state.status !== 'ready') return;
+      // A run being carried on to a time plays from there once it arrives.
+      if (!state.loaded || state.frame?.finished || state.status !== 'ready' || state.catchingUp) return;
       lastTick = undefined;
       store.set({ playing: true });
       schedule();
