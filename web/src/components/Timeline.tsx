@@ -100,7 +100,9 @@ export function Timeline({
   const comms = useMemo(() => new Map((loaded?.tasks ?? []).map((task) => [task.pid, task.comm])), [loaded]);
   const speedFactor = axis?.speedFactor ?? SPEEDS[speedIndex]?.factor ?? 0.01;
   const nowNs = axis?.nowNs ?? frame?.nowNs ?? 0;
-  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+  // The run's length: the followed window is never longer.
+  const runNs = loaded?.endNs;
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor, runNs);
 
   // A new run starts from the top lane (the scroll event updates `scrollTop`).
   useEffect(() => {
@@ -155,9 +157,9 @@ export function Timeline({
   }, [svgExportRef, geometry, t0, t1, nowNs, frame, slices, colors, comms, selectedPid, palette]);
 
   // The wheel zooms around the pointer (a non-passive listener, so the page does not scroll).
-  const wheelState = useRef({ view, nowNs, speedFactor, geometry });
+  const wheelState = useRef({ view, nowNs, speedFactor, geometry, runNs });
   useEffect(() => {
-    wheelState.current = { view, nowNs, speedFactor, geometry };
+    wheelState.current = { view, nowNs, speedFactor, geometry, runNs };
   });
   useEffect(() => {
     const host = scrollRef.current;
@@ -172,10 +174,10 @@ export function Timeline({
         return;
       }
       event.preventDefault();
-      const { view: current, nowNs: now, speedFactor: factor, geometry: shape } = wheelState.current;
+      const { view: current, nowNs: now, speedFactor: factor, geometry: shape, runNs: length } = wheelState.current;
       const x = event.clientX - host.getBoundingClientRect().left;
       const anchor = Math.min(1, Math.max(0, (x - shape.plotLeft) / shape.plotWidth));
-      setView(zoomView(current, now, factor, event.deltaY < 0 ? 1 / ZOOM_STEP : ZOOM_STEP, anchor));
+      setView(zoomView(current, now, factor, event.deltaY < 0 ? 1 / ZOOM_STEP : ZOOM_STEP, anchor, length));
     };
     host.addEventListener('wheel', onWheel, { passive: false });
     return () => host.removeEventListener('wheel', onWheel);
@@ -219,8 +221,8 @@ export function Timeline({
       if (point) setBrush({ fromNs: start.fromNs, toNs: timeAtX(t0, t1, geometry.plotLeft, geometry.plotWidth, point.x) });
       return;
     }
-    const { t0: from, t1: to } = visibleRange(start.view, nowNs, speedFactor);
-    setView(panView(start.view, nowNs, speedFactor, (-dx * (to - from)) / geometry.plotWidth));
+    const { t0: from, t1: to } = visibleRange(start.view, nowNs, speedFactor, runNs);
+    setView(panView(start.view, nowNs, speedFactor, (-dx * (to - from)) / geometry.plotWidth, runNs));
   };
   const onPointerUp = (event: PointerEvent<HTMLDivElement>) => {
     const start = drag.current;
@@ -252,11 +254,11 @@ export function Timeline({
     switch (event.key) {
       case '+':
       case '=':
-        next = zoomView(view, nowNs, speedFactor, 1 / ZOOM_STEP, anchor);
+        next = zoomView(view, nowNs, speedFactor, 1 / ZOOM_STEP, anchor, runNs);
         break;
       case '-':
       case '_':
-        next = zoomView(view, nowNs, speedFactor, ZOOM_STEP, anchor);
+        next = zoomView(view, nowNs, speedFactor, ZOOM_STEP, anchor, runNs);
         break;
       case 'Escape': {
         // Cancel a brush in progress; else back to the window before the last brush; else follow.
@@ -274,10 +276,10 @@ export function Timeline({
         break;
       }
       case 'ArrowLeft':
-        next = panView(view, nowNs, speedFactor, -span * PAN_SHARE);
+        next = panView(view, nowNs, speedFactor, -span * PAN_SHARE, runNs);
         break;
       case 'ArrowRight':
-        next = panView(view, nowNs, speedFactor, span * PAN_SHARE);
+        next = panView(view, nowNs, speedFactor, span * PAN_SHARE, runNs);
         break;
       default:
         return;

@@ -19,16 +19,35 @@ const TRAVEL = 0.35;
 
 type Drawn = MotionView['drawn'][number];
 
+interface Cell {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+}
+
+/**
+ * A move's arc, from the middle of the top edge of the CPU it left to that of the
+ * one it went to: between CPUs of a row it stays above the row, clear of the CPU
+ * numbers and pids written in the cells.
+ */
+function moveArc(from: Cell, to: Cell): ReturnType<typeof arc> {
+  return arc(from.x + from.width / 2, from.y, to.x + to.width / 2, to.y);
+}
+
 /** The arc's control point: above the straight line, higher for longer moves. */
-function arc(x1: number, y1: number, x2: number, y2: number): { d: string; cx: number; cy: number; at: (t: number) => [number, number] } {
+function arc(x1: number, y1: number, x2: number, y2: number): { d: string; x1: number; y1: number; x2: number; y2: number; cx: number; cy: number; at: (t: number) => [number, number] } {
   const mx = (x1 + x2) / 2;
   const my = (y1 + y2) / 2;
   const length = Math.hypot(x2 - x1, y2 - y1);
-  const lift = Math.min(80, 12 + length * 0.25);
+  const lift = Math.min(64, 10 + length * 0.2);
   const cx = mx;
   const cy = my - lift;
   return {
     d: `M${x1},${y1}Q${cx},${cy} ${x2},${y2}`,
+    x1,
+    y1,
+    x2,
+    y2,
     cx,
     cy,
     at: (t) => [(1 - t) * (1 - t) * x1 + 2 * (1 - t) * t * cx + t * t * x2, (1 - t) * (1 - t) * y1 + 2 * (1 - t) * t * cy + t * t * y2],
@@ -46,15 +65,15 @@ export function paintMotions(ctx: CanvasRenderingContext2D, layout: MachineLayou
     const from = cells.get(motion.from);
     const to = cells.get(motion.to);
     if (!from || !to) continue;
-    const path = arc(from.x + from.width / 2, from.y + from.height / 2, to.x + to.width / 2, to.y + to.height / 2);
+    const path = moveArc(from, to);
     const color = DISTANCE_COLOR[motion.distance];
     ctx.globalAlpha = 0.25 + 0.75 * (1 - motion.age);
     ctx.strokeStyle = color;
     ctx.lineWidth = 3;
     ctx.lineCap = 'round';
     ctx.beginPath();
-    ctx.moveTo(from.x + from.width / 2, from.y + from.height / 2);
-    ctx.quadraticCurveTo(path.cx, path.cy, to.x + to.width / 2, to.y + to.height / 2);
+    ctx.moveTo(path.x1, path.y1);
+    ctx.quadraticCurveTo(path.cx, path.cy, path.x2, path.y2);
     ctx.stroke();
     const [tx, ty] = path.at(Math.min(1, motion.age / TRAVEL));
     ctx.beginPath();
@@ -89,7 +108,7 @@ export function drawMotions(svgElement: SVGSVGElement, layout: MachineLayout, vi
   groups.each(function (motion) {
     const from = cells.get(motion.from)!;
     const to = cells.get(motion.to)!;
-    const path = arc(from.x + from.width / 2, from.y + from.height / 2, to.x + to.width / 2, to.y + to.height / 2);
+    const path = moveArc(from, to);
     const group = select(this);
     const color = DISTANCE_COLOR[motion.distance];
     group

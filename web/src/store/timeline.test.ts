@@ -219,6 +219,18 @@ describe('timeline view', () => {
     expect(visibleRange(FOLLOW_VIEW, 5e6, 0.01)).toEqual({ t0: 0, t1: 40e6 });
   });
 
+  it('never follows with a window longer than the run, which then fills it', () => {
+    // 10x would show 40 s; a 2 s run is shown whole, and so is a 2 ms log at 1/100x.
+    expect(followSpanNs(10, 2e9)).toBe(2e9);
+    expect(visibleRange(FOLLOW_VIEW, 0.5e9, 10, 2e9)).toEqual({ t0: 0, t1: 2e9 });
+    expect(visibleRange(FOLLOW_VIEW, 1e6, 0.01, 2e6)).toEqual({ t0: 0, t1: 2e6 });
+    // A run longer than the speed's window changes nothing; an unknown length neither.
+    expect(followSpanNs(0.01, 2e9)).toBe(40e6);
+    expect(followSpanNs(10, 0)).toBe(40e9);
+    // Zooming out from it may still go past the run's end, as the user asks.
+    expect(zoomView(FOLLOW_VIEW, 2e9, 10, 2, 1, 2e9)).toEqual({ follow: true, startNs: 0, spanNs: 4e9 });
+  });
+
   it('zooms around an anchor and pans, which stops following', () => {
     const zoomed = zoomView(FOLLOW_VIEW, 100e6, 0.01, 0.5, 0.5);
     expect(zoomed).toEqual({ follow: false, startNs: 70e6, spanNs: 20e6 });

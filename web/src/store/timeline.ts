@@ -333,19 +333,20 @@ export const MAX_SPAN_NS = 100e9;
 
 /**
  * The window followed by default: the simulated time that passes in 4 s of real
- * time at this speed, so a slice crosses the screen in about 4 s (40 ms at 1/100×).
+ * time at this speed, so a slice crosses the screen in about 4 s (40 ms at 1/100×),
+ * and never longer than the run (`runNs`), which then fills it.
  */
-export function followSpanNs(speedFactor: number): number {
-  return clampSpan(speedFactor * 4e9);
+export function followSpanNs(speedFactor: number, runNs = Infinity): number {
+  return clampSpan(Math.min(speedFactor * 4e9, runNs > 0 ? runNs : Infinity));
 }
 
 function clampSpan(spanNs: number): number {
   return Math.min(MAX_SPAN_NS, Math.max(MIN_SPAN_NS, spanNs));
 }
 
-/** The range `[t0, t1]` a view shows at `nowNs`. */
-export function visibleRange(view: TimelineView, nowNs: number, speedFactor: number): { t0: number; t1: number } {
-  const span = view.spanNs ?? followSpanNs(speedFactor);
+/** The range `[t0, t1]` a view shows at `nowNs`, in a run `runNs` long. */
+export function visibleRange(view: TimelineView, nowNs: number, speedFactor: number, runNs?: number): { t0: number; t1: number } {
+  const span = view.spanNs ?? followSpanNs(speedFactor, runNs);
   if (view.follow) {
     // Until a whole window has passed, time 0 stays at the left edge.
     const t1 = Math.max(span, nowNs);
@@ -359,8 +360,8 @@ export function visibleRange(view: TimelineView, nowNs: number, speedFactor: num
  * right edge) where it is. Following keeps following when the anchor is the
  * right edge (the playhead); otherwise the view stops following.
  */
-export function zoomView(view: TimelineView, nowNs: number, speedFactor: number, factor: number, anchor: number): TimelineView {
-  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+export function zoomView(view: TimelineView, nowNs: number, speedFactor: number, factor: number, anchor: number, runNs?: number): TimelineView {
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor, runNs);
   const span = clampSpan((t1 - t0) * factor);
   if (view.follow && anchor >= 1) return { follow: true, startNs: t0, spanNs: span };
   const at = t0 + (t1 - t0) * anchor;
@@ -368,8 +369,8 @@ export function zoomView(view: TimelineView, nowNs: number, speedFactor: number,
 }
 
 /** Pans by `deltaNs` (positive: later); the view stops following. */
-export function panView(view: TimelineView, nowNs: number, speedFactor: number, deltaNs: number): TimelineView {
-  const { t0, t1 } = visibleRange(view, nowNs, speedFactor);
+export function panView(view: TimelineView, nowNs: number, speedFactor: number, deltaNs: number, runNs?: number): TimelineView {
+  const { t0, t1 } = visibleRange(view, nowNs, speedFactor, runNs);
   return { follow: false, startNs: Math.max(0, t0 + deltaNs), spanNs: t1 - t0 };
 }
 
