@@ -178,6 +178,21 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
   await expect(page.getByTestId('log-source')).toContainText('long-line.txt');
   await expect(box).toHaveValue(garbage);
+
+  // Scheduler event lines whose fields cannot be read: the message says which field,
+  // and where; not that they are no scheduler events.
+  const unreadable =
+    '  <idle>-0  [000] d..2.   100.000100: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=foo next_pid=abc next_prio=120\n' +
+    'junk\n';
+  await box.fill(unreadable);
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByRole('alert')).toContainText(
+    'none of its 2 lines is a scheduler event that could be read (1 is one whose fields could not be, the first at line 1: sched_switch line skipped: next_pid=abc is not a number)',
+  );
+  // Beside good lines, the unreadable one is a warning with its reason.
+  await box.fill(`${good}\n${unreadable}`);
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByRole('list', { name: 'Warnings' })).toContainText('line 2: sched_switch line skipped: next_pid=abc is not a number');
 });
 
 test('a large log shows its progress and can be cancelled, and the scenario stays', async ({ page }) => {

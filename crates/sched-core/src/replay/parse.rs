@@ -405,12 +405,38 @@ impl ParseReport {
         if what.is_empty() {
             what.push("only blank lines".to_string());
         }
+        let unreadable = self.skipped.get(&SkipReason::BadPayload);
+        let none = if let Some(unreadable) = unreadable {
+            // The first unreadable line's warning says what is wrong with it.
+            let first = unreadable.first_lines.first().and_then(|line| {
+                self.warnings
+                    .iter()
+                    .find(|warning| warning.line == Some(*line))
+                    .map(|warning| format!(", the first at line {line}: {}", warning.message))
+            });
+            format!(
+                "none of its {} lines is a scheduler event that could be read ({} {} whose \
+                 fields could not be{})",
+                self.lines,
+                unreadable.count,
+                if unreadable.count == 1 {
+                    "is one"
+                } else {
+                    "are ones"
+                },
+                first.unwrap_or_default()
+            )
+        } else {
+            format!(
+                "none of its {} lines is a scheduler event (sched_switch, sched_wakeup, \
+                 sched_waking, sched_wakeup_new, sched_migrate_task, ...)",
+                self.lines
+            )
+        };
         Some(format!(
-            "{source}: none of its {} lines is a scheduler event (sched_switch, sched_wakeup, \
-             sched_waking, sched_wakeup_new, sched_migrate_task, ...), so there is nothing to \
-             replay; its lines are {}. The text of an ftrace buffer \
-             (/sys/kernel/tracing/trace or trace_pipe, or the output of trace-cmd report) is what replays",
-            self.lines,
+            "{source}: {none}, so there is nothing to replay; its lines are {}. The text of an \
+             ftrace buffer (/sys/kernel/tracing/trace or trace_pipe, or the output of trace-cmd \
+             report) is what replays",
             what.join("; ")
         ))
     }
@@ -1178,6 +1204,19 @@ impl Parser {
         let (data, form) = match parse_payload(kind, head.payload, &self.tasks) {
             Payload::Event(data, form) => (data, form),
             Payload::Bad => {
+                // The first few say what is wrong; the rest are counted.
+                if self
+                    .report
+                    .skipped
+                    .get(&SkipReason::BadPayload)
+                    .is_none_or(|skip| skip.count < FIRST_LINES_KEPT as u64)
+                {
+                    let why = unreadable_payload(kind, head.payload);
+                    self.warn(
+                        Some(line_no),
+                        format!("{} line skipped: {why}", kind.name()),
+                    );
+                }
                 self.skip(SkipReason::BadPayload);
                 return;
             }
@@ -1966,6 +2005,49 @@ fn contains_key(text: &str, key: &str) -> bool {
     (0..bytes.len()).any(|eq| bytes[eq] == b'=' && bytes[..eq].ends_with(key.as_bytes()))
 }
 
+/// Why a scheduler event's payload could not be read, in words: the first field
+/// whose number is not one, a missing `==>` in a switch, or else a cut line.
+fn unreadable_payload(kind: EventKind, payload: &str) -> String {
+    const NUMBERS: [&str; 12] = [
+        "pid",
+        "prio",
+        "prev_pid",
+        "prev_prio",
+        "next_pid",
+        "next_prio",
+        "target_cpu",
+        "orig_cpu",
+        "dest_cpu",
+        "child_pid",
+        "success",
+        "cpu",
+    ];
+    for token in payload.split_whitespace() {
+        let Some((key, value)) = token.split_once('=') else {
+            continue;
+        };
+        if NUMBERS.contains(&key) && value.parse::<i64>().is_err() {
+            let value: String = value.chars().take(24).collect();
+            return if value.is_empty() {
+                format!("{key}= has no value")
+            } else {
+                format!("{key}={value} is not a number")
+            };
+        }
+    }
+    if kind == EventKind::SchedSwitch && !payload.contains("==>") {
+        return "no `==>` between the task switched out and the one switched in (a cut line?)"
+            .to_string();
+    }
+    let shown: String = payload.chars().take(60).collect();
+    let more = if payload.chars().count() > 60 {
+        "..."
+    } else {
+        ""
+    };
+    format!("its fields could not be read (a cut or wrapped line?): `{shown}{more}`")
+}
+
 fn parse_payload(kind: EventKind, payload: &str, names: &Names) -> Payload {
     let result = match kind {
         EventKind::SchedSwitch => parse_switch(payload, names),
@@ -2226,6 +2308,53 @@ fn comm_pid_prio(text: &str) -> Option<(&str, u32, i32, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_event_line_says_which_field_is_wrong() {
+        let good =
+            "  bash-1234  [001] d..2.   100.000200: sched_switch: prev_comm=bash prev_pid=1234 \
+                    prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        let bad_pid =
+            "  <idle>-0  [000] d..2.   100.000100: sched_switch: prev_comm=swapper/0 prev_pid=0 \
+                       prev_prio=120 prev_state=R ==> next_comm=foo next_pid=abc next_prio=120\n";
+        let cut =
+            "  bash-1234  [001] d..2.   100.000300: sched_switch: prev_comm=bash prev_pid=1234\n";
+        let parsed = parse(&format!("{good}{bad_pid}{cut}junk\n"));
+        let warnings: Vec<(Option<u64>, &str)> = parsed
+            .report
+            .warnings
+            .iter()
+            .map(|warning| (warning.line, warning.message.as_str()))
+            .collect();
+        assert_eq!(
+            warnings,
+            vec![
+                (
+                    Some(2),
+                    "sched_switch line skipped: next_pid=abc is not a number"
+                ),
+                (
+                    Some(3),
+                    "sched_switch line skipped: no `==>` between the task switched out and the \
+                     one switched in (a cut line?)"
+                ),
+            ]
+        );
+        assert_eq!(parsed.report.skipped[&SkipReason::BadPayload].count, 2);
+        // A log with nothing else says that its event lines could not be read, and why.
+        let none = parse(&format!("{bad_pid}junk\n"))
+            .report
+            .nothing_to_replay("pasted log")
+            .expect("nothing to replay");
+        assert!(
+            none.starts_with(
+                "pasted log: none of its 2 lines is a scheduler event that could be read (1 is \
+                 one whose fields could not be, the first at line 1: sched_switch line skipped: \
+                 next_pid=abc is not a number)"
+            ),
+            "{none}"
+        );
+    }
 
     #[test]
     fn timestamps() {
