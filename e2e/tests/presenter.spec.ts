@@ -15,6 +15,19 @@ test('presenter mode: large type, fewer panels, the machine, charts, timeline an
   await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveCount(0);
   for (const region of ['Timeline', 'Charts', 'Inspector', 'Policy']) await expect(page.getByRole('region', { name: region })).toBeVisible();
   await expect(page.locator('svg[data-testid="machine"]')).toBeVisible();
+  // The machine comes first: the scenario's description is folded under a summary,
+  // one click away, and the labels beside the controls are large too.
+  const description = page.getByTestId('scenario-description');
+  await expect(description.getByText('About this scenario')).toBeVisible();
+  await expect(description).not.toHaveAttribute('open');
+  const labelSize = await page
+    .getByRole('toolbar', { name: 'Simulation controls' })
+    .getByText('Speed', { exact: true })
+    .evaluate((element) => Number.parseFloat(getComputedStyle(element).fontSize));
+  expect(labelSize).toBeGreaterThanOrEqual(16);
+  await description.getByText('About this scenario').click();
+  await expect(description).toHaveAttribute('open');
+  await expect(description).toContainText('A small machine');
   // It plays as before; `p` switches back.
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await waitIdle(page);
