@@ -27,7 +27,7 @@ test('the Content-Security-Policy holds: no inline script or style, no eval, whi
   await editor.fill((await editor.inputValue()).replace('"seed": 42', '"seed": -1'));
   await expect(page.getByRole('list', { name: 'Problems in the text' })).toContainText('seed');
   // Exports that serialise drawings and make images.
-  for (const item of ['Machine (SVG)', 'Machine (PNG)', 'Timeline (SVG)', 'Timeline (PNG)', 'Trace (Perfetto / Chrome JSON)']) {
+  for (const item of ['Machine (SVG)', 'Machine (PNG)', 'Timeline (SVG)', 'Timeline (PNG)', 'Trace (Chrome JSON: Perfetto, chrome://tracing)']) {
     await page.getByRole('button', { name: 'Export', exact: true }).click();
     const downloading = page.waitForEvent('download');
     await page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: item }).click();

@@ -25,7 +25,7 @@ test.beforeEach(async ({ page }) => {
 });
 
 test('the trace exports as ftrace text, with and without the reasons', async ({ page }) => {
-  const plain = await exportFile(page, 'Trace (ftrace, for Perfetto)');
+  const plain = await exportFile(page, 'Trace (ftrace text: Perfetto, trace-cmd, replay)');
   expect(plain.name).toBe('schedlab-teaching-small-seed42-trace.txt');
   const lines = plain.bytes.toString('utf8').trimEnd().split('\n');
   expect(lines[0]).toBe('# tracer: nop');
@@ -121,7 +121,7 @@ test('the Export menu works from the keyboard and closes with Escape', async ({ 
 });
 
 test('the trace exports as Perfetto / Chrome JSON: a track per CPU, a slice per run, the reasons on instants', async ({ page }) => {
-  const file = await exportFile(page, 'Trace (Perfetto / Chrome JSON)');
+  const file = await exportFile(page, 'Trace (Chrome JSON: Perfetto, chrome://tracing)');
   expect(file.name).toBe('schedlab-teaching-small-seed42-trace.json');
   const document = JSON.parse(file.bytes.toString('utf8')) as {
     displayTimeUnit: string;

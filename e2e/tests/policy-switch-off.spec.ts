@@ -19,7 +19,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
 
   // Play a little: the shard lock is taken.
   await page.getByRole('button', { name: 'Play', exact: true }).click();
-  await expect.poll(async () => Number(await shardRow.locator('[data-column="acquisitions"]').textContent())).toBeGreaterThan(0);
+  await expect.poll(async () => Number((await shardRow.locator('[data-column="acquisitions"]').textContent())?.replaceAll(',', ''))).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
 
@@ -40,7 +40,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
 
   // It plays, and Reset keeps the setting.
   await page.getByRole('button', { name: 'Play', exact: true }).click();
-  await expect.poll(async () => Number(await lockStat.locator('tr.lock-class[data-class="&rq->__lock"] [data-column="acquisitions"]').textContent())).toBeGreaterThan(0);
+  await expect.poll(async () => Number((await lockStat.locator('tr.lock-class[data-class="&rq->__lock"] [data-column="acquisitions"]').textContent())?.replaceAll(',', ''))).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
   await page.getByRole('button', { name: 'Reset', exact: true }).click();

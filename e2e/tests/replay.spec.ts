@@ -92,7 +92,7 @@ test('a simulation exported as ftrace text replays to the same schedule', async 
   await waitIdle(page);
   const simulated = await cpuPids(page);
   const switches = await page.evaluate(() => window.__schedlab?.timeline.switches ?? 0);
-  const exported = await exportFile(page, 'Trace (ftrace, for Perfetto)');
+  const exported = await exportFile(page, 'Trace (ftrace text: Perfetto, trace-cmd, replay)');
   const replay = page.getByRole('region', { name: 'Replay' });
   await replay.getByLabel('Open a log file').setInputFiles({ name: exported.name, mimeType: 'text/plain', buffer: exported.bytes });
   await expect(replay.getByTestId('replay-file')).toContainText(exported.name);

@@ -17,9 +17,9 @@ test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shar
   const lockStat = page.getByRole('region', { name: 'Lock stat' });
   const shardRow = lockStat.locator('tr.lock-class[data-class="&shard->lock"]');
   const acquisitions = shardRow.locator('[data-column="acquisitions"]');
-  await expect.poll(async () => Number(await acquisitions.textContent())).toBeGreaterThan(100);
+  await expect.poll(async () => Number((await acquisitions.textContent())?.replaceAll(',', ''))).toBeGreaterThan(100);
   // Call sites are listed once the lock has been contended.
-  await expect.poll(async () => Number(await shardRow.locator('[data-column="contentions"]').textContent())).toBeGreaterThan(0);
+  await expect.poll(async () => Number((await shardRow.locator('[data-column="contentions"]').textContent())?.replaceAll(',', ''))).toBeGreaterThan(0);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
 
@@ -35,8 +35,8 @@ test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shar
 
   // The kernel's columns, and the shard lock's call sites under its row.
   await expect(shardRow.locator('th')).toHaveText('&shard->lock:');
-  expect(Number(await acquisitions.textContent())).toBeGreaterThan(0);
-  await expect(shardRow.locator('[data-column="waittime-total"]')).toHaveText(/^\d+\.\d\d$/);
+  expect(Number((await acquisitions.textContent())?.replaceAll(',', ''))).toBeGreaterThan(0);
+  await expect(shardRow.locator('[data-column="waittime-total"]')).toHaveText(/^[\d,]+\.\d\d$/);
   const sites = lockStat.locator('tbody[data-class="&shard->lock"] tr.lock-site');
   expect(await sites.count()).toBeGreaterThan(0);
   const siteNames = await sites.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-site')));

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppStateEvery } from './useStore';
+import { formatCount } from '../base/format';
 import { columnKind, DEFAULT_LOCK_SORT, formatLockCell, LOCK_COLUMNS, lockSites, nextSort, sortLockRows, type LockColumn, type LockSort, type LockSite } from '../store/locks';
 import type { LockStatRow } from '../engine/protocol';
 
@@ -120,7 +121,7 @@ function SiteBlock({ kind, title, sites }: { kind: 'contention' | 'contending'; 
             <code>{site.site}</code>
           </th>
           <td className="count" data-column="contentions">
-            {site.count}
+            {formatCount(site.count)}
           </td>
           <td colSpan={LOCK_COLUMNS.length - 3} />
         </tr>

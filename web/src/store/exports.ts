@@ -43,11 +43,11 @@ export function needsPower(kind: ExportKind): boolean {
 export function exportLabel(kind: ExportKind): string {
   switch (kind) {
     case 'trace':
-      return 'Trace (ftrace, for Perfetto)';
+      return 'Trace (ftrace text: Perfetto, trace-cmd, replay)';
     case 'trace-reasons':
       return 'Trace (ftrace, with reasons)';
     case 'trace-perfetto':
-      return 'Trace (Perfetto / Chrome JSON)';
+      return 'Trace (Chrome JSON: Perfetto, chrome://tracing)';
     case 'metrics-json':
       return 'Metrics (JSON)';
     case 'metrics-csv':

@@ -39,7 +39,7 @@ const shard: LockStatRow = {
 };
 
 describe('lock_stat rows', () => {
-  it("use the kernel's columns, times in microseconds with two decimals", () => {
+  it("use the kernel's columns, times in microseconds with two decimals, thousands separated", () => {
     expect(LOCK_COLUMNS).toHaveLength(13);
     expect(LOCK_COLUMNS.map((column) => formatLockCell(shard, column))).toEqual([
       '&shard->lock',
@@ -49,11 +49,11 @@ describe('lock_stat rows', () => {
       '3.10',
       '113.31',
       '0.30',
-      '18512',
-      '36740',
+      '18,512',
+      '36,740',
       '0.06',
       '0.10',
-      '2944.88',
+      '2,944.88',
       '0.08',
     ]);
   });

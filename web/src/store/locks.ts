@@ -2,6 +2,7 @@
  * The lock_stat view's model: the kernel's `/proc/lock_stat` columns, sorting the
  * classes by one of them, and each class's call sites. Pure: no React, no engine.
  */
+import { formatCount } from '../base/format';
 import type { LockStatRow } from '../engine/protocol';
 import { unreachable } from '../base/types';
 
@@ -102,10 +103,12 @@ export function formatLockCell(row: LockStatRow, column: LockColumn): string {
   const kind = columnKind(column);
   switch (kind) {
     case 'name':
-    case 'count':
       return String(value);
+    // The kernel's columns, with thousands separated as elsewhere in the app.
+    case 'count':
+      return formatCount(Number(value));
     case 'time':
-      return (Number(value) / 1000).toFixed(2);
+      return (Number(value) / 1000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     default:
       return unreachable(kind);
   }
