@@ -185,10 +185,18 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
               <strong>{status.source}</strong> is loaded in the machine, the timeline and the event log: press Play (time 0 is its first event).
             </p>
           )}
+          {/* Rates of a read shorter than a tenth of a second say nothing: only its size then. */}
           <p className="muted" data-testid="replay-reading">
-            Read {formatBytes(status.reading.bytes)} in {(status.reading.readMs / 1000).toFixed(2)} s ({megabytesPerSecond(status.reading.bytes, status.reading.readMs)}{' '}
-            MB/s; the parser's part {(status.reading.parseMs / 1000).toFixed(2)} s, {megabytesPerSecond(status.reading.bytes, status.reading.parseMs)} MB/s), ready to play in{' '}
-            {(status.reading.totalMs / 1000).toFixed(2)} s; the engine holds {formatBytes(status.reading.wasmBytes)}.
+            {status.reading.readMs >= 100 ? (
+              <>
+                Read {formatBytes(status.reading.bytes)} in {(status.reading.readMs / 1000).toFixed(2)} s ({megabytesPerSecond(status.reading.bytes, status.reading.readMs)}{' '}
+                MB/s; the parser's part {(status.reading.parseMs / 1000).toFixed(2)} s, {megabytesPerSecond(status.reading.bytes, status.reading.parseMs)} MB/s), ready to
+                play in {(status.reading.totalMs / 1000).toFixed(2)} s
+              </>
+            ) : (
+              <>Read {formatBytes(status.reading.bytes)} at once</>
+            )}
+            ; the engine holds {formatBytes(status.reading.wasmBytes)}.
           </p>
           <ReplayReportView
             result={status.result}
@@ -265,7 +273,7 @@ function ReplayReportView({
         <dt>wakeup latency</dt>
         <dd data-testid="replay-latency">
           {report.wakeups > 0
-            ? `p50 ${fixed(report.wakeup_latency_us.p50, 1)} us, p99 ${fixed(report.wakeup_latency_us.p99, 1)} us, max ${fixed(report.wakeup_latency_us.max, 1)} us (${formatCount(report.wakeups)} wakeups)`
+            ? `p50 ${fixed(report.wakeup_latency_us.p50, 1)} us, p99 ${fixed(report.wakeup_latency_us.p99, 1)} us, max ${fixed(report.wakeup_latency_us.max, 1)} us (${formatCount(report.wakeups)} ${report.wakeups === 1 ? 'wakeup' : 'wakeups'})`
             : 'no wakeup in the log'}
         </dd>
         <dt>migrations</dt>
@@ -300,7 +308,7 @@ function ReplayReportView({
       ) : (
         <div className="replay-whatif">
           <p>
-            Its workload: {result.derived.tasks} {result.derived.tasks === 1 ? 'task' : 'tasks'}, {formatCount(result.derived.task_wakeups)} wakeups between tasks and{' '}
+            Its workload: {result.derived.tasks} {result.derived.tasks === 1 ? 'task' : 'tasks'}, {formatCount(result.derived.task_wakeups)} {result.derived.task_wakeups === 1 ? 'wakeup' : 'wakeups'} between tasks and{' '}
             {formatCount(result.derived.timer_wakeups)} from idle.
           </p>
           <button type="button" onClick={onResimulate} disabled={!canResimulate}>
