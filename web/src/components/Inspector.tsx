@@ -54,7 +54,7 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
       {selection && inspection.status === 'loading' && (
         <p className="inspector-busy" role="status">
           <span className="spinner" aria-hidden="true" />
-          Re-running the scenario to record event {selection.index}…
+          Re-running the scenario to trace record {selection.index}…
         </p>
       )}
       {selection && inspection.status === 'message' && <SelectionMessage selection={selection} message={inspection.message} jitter={isJitter(selection.pid)} />}
@@ -135,7 +135,8 @@ function DecisionView({
       )}
       <p className="inspector-facts">
         <span>
-          event {decision.record_index} <code>{decision.event}</code>
+          <span title="The 0-based number of this line among the trace's event lines: what `schedlab explain N` takes">trace record {decision.record_index}</span>{' '}
+          <code>{decision.event}</code>
         </span>
         <span>{decision.kind === 'wakeup' ? `waker’s CPU ${decision.from_cpu}` : `forked on CPU ${decision.from_cpu}`}</span>
         {decision.prev_cpu !== null && <span>previous CPU {decision.prev_cpu}</span>}
