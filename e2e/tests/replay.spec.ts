@@ -36,6 +36,8 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
   await expect(page.getByTestId('log-source')).toContainText('pasted log');
   expect(await cpuPids(page)).toHaveLength(4);
+  // The editor still holds the last scenario's text, and says that it is not what plays.
+  await expect(page.getByRole('status', { name: 'Text check' })).toHaveText('Valid. A replayed log is playing, not this text: Apply runs this scenario instead.');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await waitIdle(page);
   // At its end each CPU runs what the log's last switch there put on it.

@@ -97,6 +97,7 @@ function checkText(text: string): { readonly problem: ScenarioProblem; readonly 
 export function ScenarioEditor({ store, controller }: { store: AppStore; controller: Controller }) {
   const text = useAppState(store, (s) => s.scenarioText);
   const appliedText = useAppState(store, (s) => s.fileText);
+  const playingLog = useAppState(store, (s) => s.scenarioId === 'log');
   const problems = useAppState(store, (s) => s.problems);
   const status = useAppState(store, (s) => s.status);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
@@ -266,6 +267,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
 
   let summary: string;
   if (checking) summary = 'Checking with the simulator…';
+  else if (check.length === 0 && playingLog) summary = 'Valid. A replayed log is playing, not this text: Apply runs this scenario instead.';
   else if (check.length === 0) summary = applied ? 'Valid: this is the scenario running.' : 'Valid: Apply to run it (not yet applied).';
   else summary = `${check.length} problem${check.length === 1 ? '' : 's'} in the text${applied ? '' : ' (not applied)'}: click one to go to it.`;
 
