@@ -129,7 +129,7 @@ try {
     await playFor(page, '1/100×', 2000);
     await page.getByRole('button', { name: 'Export', exact: true }).click();
     const downloading = page.waitForEvent('download');
-    await page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: 'Trace (ftrace, for Perfetto)' }).click();
+    await page.getByRole('menu', { name: 'Export' }).getByRole('menuitem', { name: 'Trace (ftrace text: Perfetto, trace-cmd, replay)' }).click();
     const log = await (await downloading).path();
     const replay = page.getByRole('region', { name: 'Replay' });
     await replay.getByLabel('Open a log file').setInputFiles({ name: 'tbench-milan.trace', mimeType: 'text/plain', buffer: readFileSync(log) });

@@ -23,6 +23,7 @@ test('a policy change says it is re-running to the playhead, and how far it is, 
   await expect(page.getByRole('toolbar', { name: 'Simulation controls' }).getByTestId('catching-up')).toContainText(note);
   await expect(play).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Step' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Reset', exact: true })).toBeDisabled();
   // Then it is there, and says nothing more.
   await waitIdle(page);
   await expect(page.getByTestId('catching-up')).toHaveCount(0);

@@ -330,12 +330,14 @@ export function Timeline({
         <li className="timeline-keys">
           Wheel or +/− zoom, drag or ←/→ pan, drag along the time axis to zoom to a window (Esc goes back), click a run to select its task, click the time axis to move the
           playhead
-          {geometry.contentHeight > geometry.viewHeight && (
-            <strong data-testid="timeline-scroll-hint">
-              ; {Math.floor((geometry.viewHeight - AXIS_PX) / geometry.laneHeight)} of {nCpus} CPUs fit: Shift+wheel or the scroll bar shows the others
-            </strong>
-          )}
         </li>
+        {geometry.contentHeight > geometry.viewHeight && (
+          <li className="timeline-keys">
+            <strong data-testid="timeline-scroll-hint">
+              {Math.floor((geometry.viewHeight - AXIS_PX) / geometry.laneHeight)} of {nCpus} CPUs fit: Shift+wheel or the scroll bar shows the others.
+            </strong>
+          </li>
+        )}
       </ul>
       {truncated !== undefined && (
         <p className="timeline-truncated" role="status">

@@ -83,7 +83,7 @@ export function Toolbar({
         <button
           type="button"
           onClick={() => void controller.restart()}
-          disabled={status === 'loading' || status === 'starting'}
+          disabled={status === 'loading' || status === 'starting' || catchingUp !== undefined}
           title="Start the scenario again from time 0, with the Policy panel's settings (r)"
         >
           Reset

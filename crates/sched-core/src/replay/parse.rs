@@ -1181,7 +1181,9 @@ impl Parser {
         None
     }
 
-    fn event_line(&mut self, head: Head<'_>, line_no: u64) {
+    /// An event line that is read: its time and CPU count in the report's range
+    /// and CPUs (a scheduler event whose fields cannot be read does not).
+    fn note_event_line(&mut self, head: &Head<'_>) {
         self.first_ts_ns.get_or_insert(head.ts_ns);
         self.last_ts_ns = Some(head.ts_ns);
         let min = self.report.min_ts_ns.get_or_insert(head.ts_ns);
@@ -1189,9 +1191,15 @@ impl Parser {
         let max = self.report.max_ts_ns.get_or_insert(head.ts_ns);
         *max = (*max).max(head.ts_ns);
         self.note_cpu(head.cpu);
+    }
+
+    fn event_line(&mut self, head: Head<'_>, line_no: u64) {
+        // The line's own task names it from here on (the payload's names are read
+        // against the table), even when the payload cannot be read.
         self.note_task(head.pid, head.comm);
         let name = head.name;
         let Some(kind) = EventKind::from_name(name) else {
+            self.note_event_line(&head);
             if name == "tracing_mark_write" || name == "print" {
                 self.skip(SkipReason::Marker);
             } else {
@@ -1221,6 +1229,7 @@ impl Parser {
                 return;
             }
         };
+        self.note_event_line(&head);
         if let Some(cpu) = referenced_cpu_out_of_range(&data) {
             self.warn(
                 Some(line_no),
@@ -2341,6 +2350,9 @@ mod tests {
             ]
         );
         assert_eq!(parsed.report.skipped[&SkipReason::BadPayload].count, 2);
+        // The skipped lines' times (100.0001 s and 100.0003 s) are not the log's range.
+        assert_eq!(parsed.report.min_ts_ns, Some(100_000_200_000));
+        assert_eq!(parsed.report.max_ts_ns, Some(100_000_200_000));
         // A log with nothing else says that its event lines could not be read, and why.
         let none = parse(&format!("{bad_pid}junk\n"))
             .report
