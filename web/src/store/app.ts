@@ -173,6 +173,7 @@ export function isIdle(state: AppState): boolean {
   return (
     !state.busy &&
     !state.playing &&
+    state.catchingUp === undefined &&
     state.inspection.status !== 'loading' &&
     (state.status === 'ready' || state.status === 'error')
   );

@@ -81,13 +81,21 @@ describe('seek', () => {
     const controller = createController(store, engine as unknown as EngineClient);
     await controller.load('teaching-small', '{}');
     const idleSeen: boolean[] = [];
-    store.subscribe(() => idleSeen.push(isIdle(store.get())));
+    const catchUps = new Set<string>();
+    store.subscribe(() => {
+      idleSeen.push(isIdle(store.get()));
+      const catchingUp = store.get().catchingUp;
+      if (catchingUp) catchUps.add(`${catchingUp.why} to ${catchingUp.toNs}`);
+    });
     await controller.seek({ timeNs: simTimeNs(500_500), events: 500 });
     expect(store.get().frame?.events).toBe(500);
     expect(store.get().frame?.nowNs).toBe(500_500);
     // Never idle on the way: the end-to-end tests wait on idle.
     expect(idleSeen.slice(0, -1).every((idle) => !idle)).toBe(true);
     expect(isIdle(store.get())).toBe(true);
+    // The way there was said (the toolbar shows it), and is over.
+    expect([...catchUps]).toEqual(['seek to 500500']);
+    expect(store.get().catchingUp).toBeUndefined();
   });
 
   it('stops at the end of the run', async () => {
