@@ -101,7 +101,8 @@ export function Timeline({
   const speedFactor = axis?.speedFactor ?? SPEEDS[speedIndex]?.factor ?? 0.01;
   const nowNs = axis?.nowNs ?? frame?.nowNs ?? 0;
   // The run's length: the followed window is never longer.
-  const runNs = loaded?.endNs;
+  // A run whose tasks have all ended stops before its scenario's end: its own end then.
+  const runNs = frame?.finished ? frame.nowNs : loaded?.endNs;
   const { t0, t1 } = visibleRange(view, nowNs, speedFactor, runNs);
 
   // A new run starts from the top lane (the scroll event updates `scrollTop`).

@@ -38,10 +38,15 @@ export function drawLineChart<P extends { readonly timeNs: number }>(svgElement:
   let top = input.minTop ?? 0;
   for (const chartLine of input.lines) for (const point of points) top = Math.max(top, chartLine.value(point));
   const x = scaleLinear().domain([0, endNs]).range([C.left, plotRight]);
-  const y = scaleLinear()
-    .domain([0, top > 0 ? top * 1.05 : 1])
-    .nice(4)
-    .range([plotBottom, C.top]);
+  // A chart with a natural top (100 %) ends there while no point passes it; others
+  // get a little headroom, rounded to a tick.
+  const atMinTop = input.minTop !== undefined && top <= input.minTop;
+  const y = atMinTop
+    ? scaleLinear().domain([0, top]).range([plotBottom, C.top])
+    : scaleLinear()
+        .domain([0, top > 0 ? top * 1.05 : 1])
+        .nice(4)
+        .range([plotBottom, C.top]);
 
   const grid = chartLayer(svg, 'chart-grid');
   const axis = chartLayer(svg, 'chart-axis');
