@@ -182,7 +182,7 @@ const CATCH_UP_SHOWN_AFTER_MS = 250;
  * Says that the run is being carried on to a time without playing (after a policy
  * change, from time 0 back to the playhead's; or a seek), and how far it is.
  */
-export function CatchUpNote({ store, className }: { store: AppStore; className?: string }) {
+export function CatchUpNote({ store }: { store: AppStore }) {
   const catchingUp = useAppState(store, (s) => s.catchingUp);
   const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
   // The catch-up whose delay has passed: shown while it is still the current one.
@@ -196,7 +196,7 @@ export function CatchUpNote({ store, className }: { store: AppStore; className?:
   const share = catchingUp.toNs > 0 ? Math.min(100, Math.floor((100 * nowNs) / catchingUp.toNs)) : 100;
   const what = catchingUp.why === 'policy' ? 'Re-running with the new setting' : 'Running';
   return (
-    <span className={`catching-up${className ? ` ${className}` : ''}`} role="status" data-testid="catching-up">
+    <span className="catching-up" role="status" data-testid="catching-up">
       {what} to t = {formatTraceTime(simTimeNs(catchingUp.toNs))} s: {share} %
     </span>
   );

@@ -4,7 +4,7 @@
  * that travels the arc while the move is new, fading with age. D3, no React.
  */
 import { select } from 'd3';
-import type { MachineLayout } from './layout';
+import type { Box, MachineLayout } from './layout';
 import type { Distance, MotionView } from '../store/motion';
 
 export const DISTANCE_COLOR: Readonly<Record<Distance, string>> = {
@@ -19,18 +19,12 @@ const TRAVEL = 0.35;
 
 type Drawn = MotionView['drawn'][number];
 
-interface Cell {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-}
-
 /**
  * A move's arc, from the middle of the top edge of the CPU it left to that of the
  * one it went to: between CPUs of a row it stays above the row, clear of the CPU
  * numbers and pids written in the cells.
  */
-function moveArc(from: Cell, to: Cell): ReturnType<typeof arc> {
+function moveArc(from: Box, to: Box): ReturnType<typeof arc> {
   return arc(from.x + from.width / 2, from.y, to.x + to.width / 2, to.y);
 }
 

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import type { EngineClient } from '../engine/client';
 import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
-import { appendTrace, SPEEDS, type AppStore, type Notice } from './app';
+import { appendTrace, SPEEDS, type AppStore, type CatchUp, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
@@ -340,20 +340,27 @@ export function createController(store: AppStore, engine: EngineClient): Control
       }
       startRun(result);
       store.set({ policyOverrides: overrides, policyProblems: [] });
-      if (atNs > 0) {
-        store.set({ catchingUp: { toNs: atNs, why: 'policy' } });
-        try {
-          await controller.seek({ timeNs: simTimeNs(atNs), events: undefined });
-        } finally {
-          store.set({ catchingUp: undefined });
-        }
-      }
+      if (atNs > 0) await catchUp({ timeNs: simTimeNs(atNs), events: undefined }, 'policy');
       if (wasPlaying) controller.play();
       return true;
     });
   }
 
-  /** Carries the run on to `playhead` without playing, a frame at a time. */
+  /**
+   * Carries the run on to `playhead` without playing, a frame at a time, with
+   * `catchingUp` saying where to and why until it gets there.
+   */
+  async function catchUp(playhead: Playhead, why: CatchUp['why']): Promise<void> {
+    controller.pause();
+    const run = store.get().slices;
+    store.set({ catchingUp: { toNs: playhead.timeNs, why } });
+    try {
+      await seekTo(playhead, run);
+    } finally {
+      store.set({ catchingUp: undefined });
+    }
+  }
+
   async function seekTo(playhead: Playhead, run: SliceStore | undefined): Promise<void> {
     await engineCall(async () => {
       for (;;) {
@@ -421,16 +428,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
       return engineCall(() => engine.logWhatIf());
     },
     async seek(playhead) {
-      controller.pause();
-      const run = store.get().slices;
-      // A policy re-run has said why already; a plain seek says so itself.
-      const own = store.get().catchingUp === undefined;
-      if (own) store.set({ catchingUp: { toNs: playhead.timeNs, why: 'seek' } });
-      try {
-        await seekTo(playhead, run);
-      } finally {
-        if (own) store.set({ catchingUp: undefined });
-      }
+      await catchUp(playhead, 'seek');
     },
     async restore(request) {
       return engineCall(async () => {
