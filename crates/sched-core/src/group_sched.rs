@@ -33,7 +33,7 @@
 //! - the balancer's loads are weights, not PELT averages, as without groups: a
 //!   runqueue's load is its root cfs_rq's (`cfs_rq_load_avg(&rq->cfs)`: its tasks and
 //!   its groups' shares there), and a task moves its `task_h_load()`;
-//! - no buddies (`next`, `last`, `skip`), as in the flat pick.
+//! - no buddies (`next`, `last`, `skip`); the flat pick has the last buddy.
 
 use crate::cfs::calc_delta_fair;
 use crate::engine::Simulator;

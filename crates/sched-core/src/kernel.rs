@@ -256,6 +256,13 @@ pub struct Features {
     pub ttwu_queue: bool,
     /// 6.0+: a wakeup onto an idle CPU of the same LLC is queued too (`ttwu_queue_cond`).
     pub ttwu_queue_idle: bool,
+    /// The task a wakeup preempted gets the CPU back at the next pick if that is not
+    /// unfair (`cfs_rq->last`, every CFS version up to 6.5).
+    #[serde(rename = "LAST_BUDDY")]
+    pub last_buddy: bool,
+    /// The balancer treats the last buddy as cache hot (`task_hot()`).
+    #[serde(rename = "CACHE_HOT_BUDDY")]
+    pub cache_hot_buddy: bool,
 }
 
 impl Features {
@@ -332,6 +339,9 @@ impl Features {
             },
             ttwu_queue: true,
             ttwu_queue_idle: at_least(6, 0),
+            // Both buddies are CFS's until EEVDF (6.6) removed LAST_BUDDY.
+            last_buddy: true,
+            cache_hot_buddy: true,
         }
     }
 }
@@ -415,6 +425,23 @@ pub struct FeaturesSpec {
     /// Also queue wakeups to an idle CPU of the same LLC (6.0+ `ttwu_queue_cond`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttwu_queue_idle: Option<bool>,
+    /// `sched_feat(LAST_BUDDY)`: after a wakeup preemption on a runqueue of at least
+    /// `sched_nr_latency` tasks, the preempted task runs next if that is not unfair
+    /// by more than the wakeup granularity (on in every CFS version).
+    #[serde(
+        rename = "LAST_BUDDY",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub last_buddy: Option<bool>,
+    /// `sched_feat(CACHE_HOT_BUDDY)`: the balancer does not move the last buddy to a
+    /// CPU with tasks of its own, as if it were cache hot (on in every CFS version).
+    #[serde(
+        rename = "CACHE_HOT_BUDDY",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_hot_buddy: Option<bool>,
 }
 
 impl FeaturesSpec {
@@ -446,7 +473,9 @@ impl FeaturesSpec {
             lb_ignores_pcpu_kthreads,
             newidle_gate,
             ttwu_queue,
-            ttwu_queue_idle
+            ttwu_queue_idle,
+            last_buddy,
+            cache_hot_buddy
         );
         features
     }
@@ -456,8 +485,9 @@ impl FeaturesSpec {
 /// the path it hangs on, the values under which it is taken)`, values as a scenario
 /// writes them. The bounds of the idle-CPU scan need a `select_idle_sibling` with
 /// `select_idle_cpu()` (4.6's walk has none), `wake_affine()`'s `WA_*` its 4.14
-/// form, `recent_used_cpu` a `select_idle_sibling` after 4.6's, and the queueing of
-/// wakeups to idle CPUs `TTWU_QUEUE` itself.
+/// form, `recent_used_cpu` a `select_idle_sibling` after 4.6's, the queueing of
+/// wakeups to idle CPUs `TTWU_QUEUE` itself, and `CACHE_HOT_BUDDY` a buddy to test
+/// (the model has no `NEXT_BUDDY`, off by default in the kernel).
 pub const PATH_NEEDS: &[(&str, &str, &[&str])] = &[
     ("SIS_AVG_CPU", "select_idle_sibling", &["4.9", "5.12"]),
     ("SIS_PROP", "select_idle_sibling", &["4.9", "5.12"]),
@@ -467,6 +497,7 @@ pub const PATH_NEEDS: &[(&str, &str, &[&str])] = &[
     ("WA_BIAS", "wake_affine", &["4.14"]),
     ("recent_used_cpu", "select_idle_sibling", &["4.9", "5.12"]),
     ("ttwu_queue_idle", "TTWU_QUEUE", &["true"]),
+    ("CACHE_HOT_BUDDY", "LAST_BUDDY", &["true"]),
 ];
 
 /// Every released `major.minor` from the oldest modelled to the newest: 4.6-4.20,

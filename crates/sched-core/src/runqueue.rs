@@ -14,6 +14,9 @@ pub struct CfsRq {
     pub nr_running: u32,
     pub load_weight: u64,
     pub min_vruntime: u64,
+    /// `cfs_rq->last` (LAST_BUDDY): the task a wakeup preempted, which the next pick
+    /// prefers while that is not unfair; cleared when it is picked or leaves.
+    pub last: Option<TaskId>,
     /// `load_avg` and `runnable_load_avg` (`crate::load_avg`).
     pub load_avg: crate::load_avg::RqLoadAvg,
 }

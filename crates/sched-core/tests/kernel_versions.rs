@@ -133,7 +133,7 @@ fn a_path_hanging_on_another_changes_nothing_while_that_one_is_elsewhere() {
         let other = match on {
             "select_idle_sibling" => serde_json::json!("4.6"),
             "wake_affine" => serde_json::json!("4.6"),
-            "TTWU_QUEUE" => serde_json::json!(false),
+            "TTWU_QUEUE" | "LAST_BUDDY" => serde_json::json!(false),
             _ => panic!("no value outside {values:?} known for {on}"),
         };
         assert!(

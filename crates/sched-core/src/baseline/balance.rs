@@ -755,11 +755,18 @@ impl Simulator {
 
     /// `task_hot()`: ran within `sched_migration_cost_ns` of now (measured from when
     /// it last ran, `exec_start`), unless the move stays on the SMT core. A task
-    /// just migrated is cold (the kernel clears its `exec_start`).
+    /// just migrated is cold (the kernel clears its `exec_start`). The last buddy of
+    /// its runqueue is hot for a destination with tasks of its own (CACHE_HOT_BUDDY).
     pub(crate) fn task_hot(&self, task_id: TaskId, dest: CpuId) -> bool {
         let task = &self.tasks[task_id.0 as usize];
         if self.topology.core_of(task.cpu) == self.topology.core_of(dest) {
             return false;
+        }
+        if self.features.cache_hot_buddy
+            && self.rqs[dest.0 as usize].nr_running > 0
+            && self.rqs[task.cpu.0 as usize].last == Some(task_id)
+        {
+            return true;
         }
         self.ran_within_migration_cost(task_id)
     }

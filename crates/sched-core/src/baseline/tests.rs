@@ -366,3 +366,97 @@ fn a_cpu_with_a_wakeup_on_its_wake_list_is_shown_as_such_not_as_offline() {
     offline.online.remove(cpu);
     assert_eq!(offline.visit(task, cpu).state, CpuState::Offline);
 }
+
+/// `count` hogs pinned to CPU 0 of the teaching machine, with the kernel's features
+/// as `features` leaves them.
+fn hogs_on_cpu0(count: u32, features: FeaturesSpec) -> Simulator {
+    let mut scenario = teaching_small_with(count, 1_000_000.0, None);
+    scenario.features = features;
+    if let WorkloadSpec::Tasks(tasks) = &mut scenario.workloads[0] {
+        tasks.tasks[0].cpus = Some("0".into());
+    }
+    Simulator::new(&scenario).expect("a valid scenario")
+}
+
+/// Moves a queued task of CPU 0 to `vruntime`, keeping the runqueue's order true.
+fn requeue_at(sim: &mut Simulator, task: crate::task::TaskId, vruntime: u64) {
+    let old = sim.tasks[task.0 as usize].vruntime;
+    sim.rqs[0].remove(old, task);
+    sim.tasks[task.0 as usize].vruntime = vruntime;
+    sim.rqs[0].insert(vruntime, task);
+}
+
+#[test]
+fn a_wakeup_preemption_names_the_preempted_task_last_buddy_on_a_busy_runqueue() {
+    for (count, last_buddy, expect_buddy) in
+        [(9, None, true), (4, None, false), (9, Some(false), false)]
+    {
+        let features = FeaturesSpec {
+            last_buddy,
+            ..Default::default()
+        };
+        let mut sim = hogs_on_cpu0(count, features);
+        sim.run_until(SimTime::from_ms(50));
+        let curr = sim.rqs[0].curr.expect("a hog runs on CPU 0");
+        let (_, woken) = sim.rqs[0].leftmost().expect("hogs wait on CPU 0");
+        // Far enough behind the running task to preempt it.
+        let behind = sim.tasks[curr.0 as usize]
+            .vruntime
+            .saturating_sub(20_000_000);
+        requeue_at(&mut sim, woken, behind);
+        sim.rqs[0].last = None;
+        sim.check_preempt_curr(CpuId(0), woken);
+        assert!(sim.cpus[0].need_resched, "{count} hogs: the wakee preempts");
+        let expected = expect_buddy.then_some(curr);
+        assert_eq!(
+            sim.rqs[0].last, expected,
+            "{count} hogs, LAST_BUDDY {last_buddy:?}"
+        );
+    }
+}
+
+#[test]
+fn the_pick_prefers_the_last_buddy_unless_that_is_unfair_and_clears_it_when_picked() {
+    let mut sim = hogs_on_cpu0(9, FeaturesSpec::default());
+    sim.run_until(SimTime::from_ms(50));
+    let queued: Vec<_> = sim.rqs[0].queued.iter().map(|&(_, task)| task).collect();
+    let (left, buddy) = (queued[0], queued[queued.len() - 1]);
+    let left_vruntime = sim.tasks[left.0 as usize].vruntime;
+    let gran = sim.knobs.wakeup_gran(sim.tasks[left.0 as usize].weight);
+    // Beyond the granularity: the leftmost runs, and the buddy stays named.
+    requeue_at(&mut sim, buddy, left_vruntime + gran + 1);
+    sim.rqs[0].last = Some(buddy);
+    assert_eq!(sim.pick_next_entity(CpuId(0)), Some(left));
+    assert_eq!(sim.rqs[0].last, Some(buddy));
+    // Within it: the buddy runs, and the pick clears it.
+    requeue_at(&mut sim, buddy, left_vruntime + gran);
+    assert_eq!(sim.pick_next_entity(CpuId(0)), Some(buddy));
+    assert_eq!(sim.rqs[0].last, None);
+}
+
+#[test]
+fn the_last_buddy_is_cache_hot_for_a_busy_destination_only() {
+    let mut sim = hogs_on_cpu0(9, FeaturesSpec::default());
+    sim.run_until(SimTime::from_ms(50));
+    let (_, buddy) = sim.rqs[0].leftmost().expect("hogs wait on CPU 0");
+    // Long enough ago that the time test alone calls it cold.
+    sim.tasks[buddy.0 as usize].exec_start = None;
+    let other_core = (1..8)
+        .map(CpuId)
+        .find(|&cpu| sim.topology.core_of(cpu) != sim.topology.core_of(CpuId(0)))
+        .expect("the machine has a second core");
+    assert!(!sim.task_hot(buddy, other_core));
+    sim.rqs[0].last = Some(buddy);
+    assert_eq!(
+        sim.rqs[other_core.0 as usize].nr_running, 0,
+        "its CPU is idle"
+    );
+    assert!(
+        !sim.task_hot(buddy, other_core),
+        "an idle destination may take it"
+    );
+    sim.rqs[other_core.0 as usize].nr_running = 1;
+    assert!(sim.task_hot(buddy, other_core), "a busy one may not");
+    sim.features.cache_hot_buddy = false;
+    assert!(!sim.task_hot(buddy, other_core));
+}

@@ -125,6 +125,9 @@ impl Simulator {
         let (vruntime, weight) = (task.vruntime, task.weight);
         let rq = &mut self.rqs[cpu.0 as usize];
         rq.remove(vruntime, task_id);
+        if rq.last == Some(task_id) {
+            rq.last = None; // dequeue_entity() → clear_buddies()
+        }
         rq.nr_running -= 1;
         rq.load_weight -= weight as u64;
         self.cfs_tasks.unlink(task_id);

@@ -19,6 +19,29 @@ impl Simulator {
         self.queue.push(time, event);
     }
 
+    /// `pick_next_entity()` of the flat runqueue: the leftmost task, or the last
+    /// buddy while `wakeup_preempt_entity(last, left) < 1`; the pick clears the buddy
+    /// (`clear_buddies()`).
+    pub(crate) fn pick_next_entity(&mut self, cpu: CpuId) -> Option<TaskId> {
+        let rq = &self.rqs[cpu.0 as usize];
+        let (left_vruntime, left) = rq.leftmost()?;
+        let mut se = left;
+        if let Some(last) = rq.last {
+            let last_task = &self.tasks[last.0 as usize];
+            let gran = self.knobs.wakeup_gran(self.tasks[left.0 as usize].weight);
+            if last_task.state == TaskState::Queued(cpu)
+                && last_task.vruntime <= left_vruntime.saturating_add(gran)
+            {
+                se = last;
+            }
+        }
+        let rq = &mut self.rqs[cpu.0 as usize];
+        if rq.last == Some(se) {
+            rq.last = None;
+        }
+        Some(se)
+    }
+
     pub(crate) fn request_resched(&mut self, cpu: CpuId, reason: Reason) {
         let state = &mut self.cpus[cpu.0 as usize];
         if !state.need_resched {
@@ -79,7 +102,7 @@ impl Simulator {
         }
         let next = match self.group_sched {
             Some(_) => self.group_pick(cpu),
-            None => self.rqs[cpu_idx].leftmost().map(|(_, task)| task),
+            None => self.pick_next_entity(cpu),
         };
         debug_assert_eq!(next.is_some(), self.rqs[cpu_idx].leftmost().is_some());
         if let Some(next_id) = next {

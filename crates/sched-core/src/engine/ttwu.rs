@@ -222,7 +222,8 @@ impl Simulator {
     }
 
     /// `check_preempt_wakeup()`: preempt when the current task's vruntime is ahead of
-    /// the woken task's by more than the (weighted) wakeup granularity.
+    /// the woken task's by more than the (weighted) wakeup granularity; the preempted
+    /// task becomes the runqueue's last buddy (LAST_BUDDY).
     pub(crate) fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId) {
         let Some(curr) = self.rqs[cpu.0 as usize].curr else {
             let state = &mut self.cpus[cpu.0 as usize];
@@ -246,6 +247,19 @@ impl Simulator {
         };
         if preempt {
             let woken_pid = woken_task.pid.0;
+            // `set_last_buddy()`: the preempted task, still on the runqueue, may get
+            // the CPU back after the wakee once the runqueue holds `sched_nr_latency`
+            // tasks (`scale`); not when a reschedule was already due, where
+            // `check_preempt_wakeup()` returns first. Simplification: no buddies with
+            // task groups.
+            let rq = &mut self.rqs[cpu.0 as usize];
+            if self.features.last_buddy
+                && self.group_sched.is_none()
+                && !self.cpus[cpu.0 as usize].need_resched
+                && rq.nr_running as u64 >= self.knobs.nr_latency()
+            {
+                rq.last = Some(curr);
+            }
             self.request_resched(cpu, Reason::WakeupPreempt { woken_pid });
         }
     }
