@@ -191,6 +191,11 @@ pub enum Reason {
     },
     /// Switch: the previous task blocked, slept or exited.
     PrevStopped,
+    /// Switch: the next task is the runqueue's last buddy, `pid`, which a wakeup had
+    /// preempted (LAST_BUDDY), picked ahead of the leftmost.
+    LastBuddy {
+        pid: u32,
+    },
     /// Switch: the task's cgroup ran out of CFS bandwidth quota.
     Throttled,
     /// Switch: the CPU had been idle and a task arrived.
@@ -311,6 +316,9 @@ impl Reason {
                 format!("woken pid {woken_pid} preempted: its vruntime is behind by more than the wakeup granularity")
             }
             Reason::PrevStopped => "the previous task blocked, slept or exited".to_string(),
+            Reason::LastBuddy { pid: buddy } => format!(
+                "pid {buddy}, which a wakeup preempted, gets CPU {cpu} back ahead of the leftmost task (LAST_BUDDY)"
+            ),
             Reason::Throttled => "its cgroup used up its CFS bandwidth quota: throttled".to_string(),
             Reason::LeftIdle => format!("CPU {cpu} was idle; pid {pid} runs at once"),
             Reason::ShardPush { site } => {
@@ -932,7 +940,7 @@ mod tests {
             ShardSite::NewidleBalance,
         ];
         let domains = [TurboDomain::Llc, TurboDomain::Socket, TurboDomain::Node];
-        match gen.below(17) {
+        match gen.below(18) {
             0..=3 => Reason::None,
             4 => {
                 let step = match gen.below(10) {
@@ -1009,6 +1017,7 @@ mod tests {
                 not_deep: gen.field(),
                 socket: gen.field(),
             },
+            16 => Reason::LastBuddy { pid: gen.field() },
             _ => Reason::SharedRunqPull {
                 shard: gen.field(),
                 llc: gen.field(),

@@ -426,11 +426,11 @@ fn the_pick_prefers_the_last_buddy_unless_that_is_unfair_and_clears_it_when_pick
     // Beyond the granularity: the leftmost runs, and the buddy stays named.
     requeue_at(&mut sim, buddy, left_vruntime + gran + 1);
     sim.rqs[0].last = Some(buddy);
-    assert_eq!(sim.pick_next_entity(CpuId(0)), Some(left));
+    assert_eq!(sim.pick_next_entity(CpuId(0)), (Some(left), false));
     assert_eq!(sim.rqs[0].last, Some(buddy));
     // Within it: the buddy runs, and the pick clears it.
     requeue_at(&mut sim, buddy, left_vruntime + gran);
-    assert_eq!(sim.pick_next_entity(CpuId(0)), Some(buddy));
+    assert_eq!(sim.pick_next_entity(CpuId(0)), (Some(buddy), true));
     assert_eq!(sim.rqs[0].last, None);
 }
 

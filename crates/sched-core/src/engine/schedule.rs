@@ -21,10 +21,12 @@ impl Simulator {
 
     /// `pick_next_entity()` of the flat runqueue: the leftmost task, or the last
     /// buddy while `wakeup_preempt_entity(last, left) < 1`; the pick clears the buddy
-    /// (`clear_buddies()`).
-    pub(crate) fn pick_next_entity(&mut self, cpu: CpuId) -> Option<TaskId> {
+    /// (`clear_buddies()`). The flag says the buddy was taken over the leftmost.
+    pub(crate) fn pick_next_entity(&mut self, cpu: CpuId) -> (Option<TaskId>, bool) {
         let rq = &self.rqs[cpu.0 as usize];
-        let (left_vruntime, left) = rq.leftmost()?;
+        let Some((left_vruntime, left)) = rq.leftmost() else {
+            return (None, false);
+        };
         let mut se = left;
         if let Some(last) = rq.last {
             let last_task = &self.tasks[last.0 as usize];
@@ -39,7 +41,7 @@ impl Simulator {
         if rq.last == Some(se) {
             rq.last = None;
         }
-        Some(se)
+        (Some(se), se != left)
     }
 
     pub(crate) fn request_resched(&mut self, cpu: CpuId, reason: Reason) {
@@ -100,8 +102,8 @@ impl Simulator {
         {
             self.newidle_balance(cpu);
         }
-        let next = match self.group_sched {
-            Some(_) => self.group_pick(cpu),
+        let (next, buddy) = match self.group_sched {
+            Some(_) => (self.group_pick(cpu), false),
             None => self.pick_next_entity(cpu),
         };
         debug_assert_eq!(next.is_some(), self.rqs[cpu_idx].leftmost().is_some());
@@ -205,6 +207,8 @@ impl Simulator {
             arg1: prev_state_code,
             reason: if prev.is_none() {
                 Reason::LeftIdle
+            } else if buddy {
+                Reason::LastBuddy { pid: next_pid }
             } else {
                 reason
             },

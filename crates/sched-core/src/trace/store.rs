@@ -240,6 +240,7 @@ const TAG_SHARD_POP: u8 = 13;
 const TAG_SHARED_RUNQ_PULL: u8 = 14;
 const TAG_TURBO_PACK: u8 = 15;
 const TAG_FREQUENCY_CHANGE: u8 = 16;
+const TAG_LAST_BUDDY: u8 = 17;
 
 fn has_payload(tag: u8) -> bool {
     !matches!(
@@ -406,6 +407,10 @@ pub(super) fn encode_reason(reason: &Reason, out: &mut Vec<u8>) -> u8 {
             TAG_WAKEUP_PREEMPT
         }
         Reason::PrevStopped => TAG_PREV_STOPPED,
+        Reason::LastBuddy { pid } => {
+            put(out, pid as u64);
+            TAG_LAST_BUDDY
+        }
         Reason::Throttled => TAG_THROTTLED,
         Reason::LeftIdle => TAG_LEFT_IDLE,
         Reason::ShardPush { site } => {
@@ -521,6 +526,9 @@ pub(super) fn decode_reason(tag: u8, bytes: &[u8], pos: &mut usize) -> Reason {
             woken_pid: take_u32(bytes, pos),
         },
         TAG_PREV_STOPPED => Reason::PrevStopped,
+        TAG_LAST_BUDDY => Reason::LastBuddy {
+            pid: take_u32(bytes, pos),
+        },
         TAG_THROTTLED => Reason::Throttled,
         TAG_LEFT_IDLE => Reason::LeftIdle,
         TAG_SHARD_PUSH => Reason::ShardPush {
