@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '../engine/sweepProtocol';
+import type { JsonValue } from './policy';
 import { changePlot, defaultXPath, metricChoices, metricLabel, suggestedSweep, sweepCommand, sweepCsv, sweepPlot, varyLines } from './sweep';
 
 const summary = (p99: number, throughput: number) => ({ wakeup_latency_us: { p99 }, throughput: { unit: 'requests/s', value: throughput }, seed: 1 });
@@ -97,7 +98,24 @@ describe('sweep plot', () => {
     expect(metricLabel('throughput.value', RESULT)).toBe('throughput (requests/s)');
     expect(metricLabel('wakeup_latency_us.p99', RESULT)).toBe('p99 wakeup latency (us)');
     expect(metricLabel('idle_while_runnable_ns.llc', RESULT)).toBe('idle while a task waits, LLC (ns)');
-    expect(metricLabel('bandwidth.throttles', RESULT)).toBe('bandwidth.throttles');
+    expect(metricLabel('bandwidth.throttles', RESULT)).toBe('cfs_rq throttles');
+    expect(metricLabel('wakeup_latency_us.p99_5', RESULT)).toBe('p99.5 wakeup latency (us)');
+    expect(metricLabel('wakeup_latency_us.samples', RESULT)).toBe('wakeup latency samples');
+  });
+
+  it('names lock_stat columns by their class and workloads by their label', () => {
+    const median: JsonValue = {
+      locks: [{ class: '&rq->__lock', contentions: 3 }, { class: '&shard->lock', acquisitions: 9 }],
+      throughput_by_workload: [{ workload: 'netperf UDP_RR', values: [{ unit: 'transactions/s', value: 5 }] }],
+    };
+    const result: SweepResult = { seeds: [1], points: [{ index: 0, set: {}, median, min: median, max: median, runs: [median] }] };
+    expect(metricLabel('locks.0.contentions', result)).toBe('&rq->__lock contentions');
+    expect(metricLabel('locks.1.acquisitions', result)).toBe('&shard->lock acquisitions');
+    expect(metricLabel('locks.1.holdtime_avg_ns', result)).toBe('&shard->lock average hold (ns)');
+    expect(metricLabel('locks.0.contention_points.task_rq_lock', result)).toBe('&rq->__lock contentions, waiter in task_rq_lock');
+    expect(metricLabel('locks.0.contending_points.__schedule', result)).toBe('&rq->__lock contentions, holder in __schedule');
+    expect(metricLabel('locks.2.contentions', result)).toBe('lock 2 contentions');
+    expect(metricLabel('throughput_by_workload.0.values.0.value', result)).toBe('throughput of netperf UDP_RR (transactions/s)');
   });
 
   it('writes each point with its settings and spread as CSV', () => {

@@ -207,8 +207,16 @@ export function metricChoices(result: SweepResult): readonly string[] {
 
 /** A metric's name with its unit, for the axis: `wakeup_latency_us.p99` → `p99 wakeup latency (us)`. */
 export function metricLabel(metric: string, result: SweepResult | undefined): string {
+  if (metric === 'wakeup_latency_us.samples') return 'wakeup latency samples';
   const latency = /^wakeup_latency_us\.(\w+)$/.exec(metric);
-  if (latency) return `${latency[1] ?? ''} wakeup latency (us)`;
+  if (latency) return `${(latency[1] ?? '').replace(/^(p\d+)_(\d)$/, '$1.$2')} wakeup latency (us)`;
+  const lock = /^locks\.(\d+)\.(.+)$/.exec(metric);
+  if (lock) return lockMetricLabel(lockClass(result, Number(lock[1])), lock[2] ?? '');
+  const workload = /^throughput_by_workload\.(\d+)\.values\.(\d+)\.value$/.exec(metric);
+  if (workload) {
+    const entry = result?.points.map((point) => workloadEntry(point.median, Number(workload[1]), Number(workload[2]))).find((found) => found !== undefined);
+    return entry ? `throughput of ${entry.workload} (${entry.unit})` : metric;
+  }
   if (metric === 'throughput.value') {
     const unit = result?.points[0] ? valueAtPath(result.points[0].median, 'throughput.unit') : undefined;
     return typeof unit === 'string' ? `throughput (${unit})` : 'throughput';
@@ -230,7 +238,63 @@ const NAMED_METRICS: Readonly<Record<string, string>> = {
   'migrations.llc': 'migrations within an LLC',
   'migrations.cross_llc': 'migrations across LLCs',
   'migrations.cross_numa': 'migrations across NUMA nodes',
+  events: 'simulation events',
+  trace_events: 'trace records',
+  'bandwidth.nr_periods': 'CFS bandwidth periods',
+  'bandwidth.nr_throttled': 'CFS bandwidth periods throttled',
+  'bandwidth.throttled_usec': 'time throttled (us)',
+  'bandwidth.throttles': 'cfs_rq throttles',
+  'bandwidth.unthrottles': 'cfs_rq unthrottles',
+  'bandwidth.tg_walk_visits': 'cfs_rqs visited by throttle walks',
+  'bandwidth.blocked_updates': 'update_blocked_averages passes',
+  'bandwidth.blocked_visits': 'cfs_rqs visited by update_blocked_averages',
 };
+
+/** lock_stat's columns in words, with their unit. */
+const LOCK_FIELDS: Readonly<Record<string, string>> = {
+  contentions: 'contentions',
+  acquisitions: 'acquisitions',
+  con_bounces: 'contentions on a bounced line',
+  acq_bounces: 'acquisitions of a bounced line',
+  waittime_min_ns: 'shortest wait (ns)',
+  waittime_max_ns: 'longest wait (ns)',
+  waittime_total_ns: 'total wait (ns)',
+  waittime_avg_ns: 'average wait (ns)',
+  holdtime_min_ns: 'shortest hold (ns)',
+  holdtime_max_ns: 'longest hold (ns)',
+  holdtime_total_ns: 'total hold (ns)',
+  holdtime_avg_ns: 'average hold (ns)',
+};
+
+function lockMetricLabel(lockClassName: string, field: string): string {
+  const site = /^(contention|contending)_points\.(.+)$/.exec(field);
+  if (site) {
+    return site[1] === 'contention' ? `${lockClassName} contentions, waiter in ${site[2] ?? ''}` : `${lockClassName} contentions, holder in ${site[2] ?? ''}`;
+  }
+  return `${lockClassName} ${LOCK_FIELDS[field] ?? field}`;
+}
+
+/** The class of the `index`th lock_stat row (`&rq->__lock`), from any point that has it. */
+function lockClass(result: SweepResult | undefined, index: number): string {
+  for (const point of result?.points ?? []) {
+    const locks = isRecord(point.median) ? point.median.locks : undefined;
+    const row = Array.isArray(locks) ? locks[index] : undefined;
+    if (isRecord(row) && typeof row.class === 'string') return row.class;
+  }
+  return `lock ${index}`;
+}
+
+function workloadEntry(median: JsonValue, workload: number, value: number): { workload: string; unit: string } | undefined {
+  const list = isRecord(median) ? median.throughput_by_workload : undefined;
+  const entry = Array.isArray(list) ? list[workload] : undefined;
+  if (!isRecord(entry) || typeof entry.workload !== 'string' || !Array.isArray(entry.values)) return undefined;
+  const found = entry.values[value];
+  return isRecord(found) && typeof found.unit === 'string' ? { workload: entry.workload, unit: found.unit } : undefined;
+}
+
+function isRecord(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
