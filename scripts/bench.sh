@@ -78,7 +78,10 @@ node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json" --log "$tmp/hackben
 # The app in headless Chromium: the same log read in the Replay panel (streamed,
 # parsed in wasm, played), then frame times with 512 CPUs playing, the first
 # frame, bundle sizes; then the memory of a long run.
-node scripts/parse-bench.mjs "$tmp/hackbench.trace" | tee "$tmp/parse-browser.txt"
+# Four opens of the 1.3 GB log in one page: inside this suite a fifth open has
+# stopped at 86-89 % read, the engine worker silent (docs/PERFORMANCE.md, "In the
+# browser"); on its own the script has opened it nine times.
+PARSE_BENCH_RUNS=4 node scripts/parse-bench.mjs "$tmp/hackbench.trace" | tee "$tmp/parse-browser.txt"
 node scripts/frame-bench.mjs | tee "$tmp/frames.txt"
 # Memory: a run of about ten million events played to its end in the app.
 node scripts/memory-bench.mjs | tee "$tmp/memory.txt"
