@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
-import { logVersusSimulation, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
+import { logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
 import { formatBytes, formatCount } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -304,7 +304,7 @@ function ReplayReportView({
         )}
       </dl>
       {result.derived.tasks === 0 ? (
-        <p className="muted">The log shows no task running: there is no workload to re-simulate.</p>
+        <p className="muted">{noWorkloadText(Object.keys(report.tasks).length)}</p>
       ) : (
         <div className="replay-whatif">
           <p>

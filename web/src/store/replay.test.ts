@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGzip, logVersusSimulation, powerSummary, presetsOf, type ReplayReport } from './replay';
+import { isGzip, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayReport } from './replay';
 
 const REPORT = {
   wakeup_latency_us: { p50: 50, p99: 90, max: 90 },
@@ -49,5 +49,13 @@ describe('the Replay panel', () => {
     // A log without them, or a report from before they were read: nothing to say.
     expect(powerSummary(REPORT)).toEqual({});
     expect(powerSummary({ ...REPORT, power: [{ cpu: 3, frequency: null, idle: null }], stat_runtime: { events: 0, total_ns: 0, by_pid: {} } } as ReplayReport)).toEqual({});
+  });
+});
+
+describe('a log with nothing to re-simulate', () => {
+  it('says so beside the tasks the report names', () => {
+    expect(noWorkloadText(0)).toBe('The log shows no task running: there is no workload to re-simulate.');
+    expect(noWorkloadText(1)).toBe('The log never shows the task it names running: there is no workload to re-simulate.');
+    expect(noWorkloadText(3)).toBe('The log never shows any of the 3 tasks it names running: there is no workload to re-simulate.');
   });
 });

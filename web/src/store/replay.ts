@@ -137,3 +137,10 @@ export function logVersusSimulation(report: ReplayReport, summary: JsonValue | u
 export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
+
+/** Why a log has nothing to re-simulate, beside the report's count of the tasks it names. */
+export function noWorkloadText(named: number): string {
+  if (named === 0) return 'The log shows no task running: there is no workload to re-simulate.';
+  const them = named === 1 ? 'the task it names' : `any of the ${named} tasks it names`;
+  return `The log never shows ${them} running: there is no workload to re-simulate.`;
+}
