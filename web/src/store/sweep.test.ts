@@ -118,6 +118,26 @@ describe('sweep plot', () => {
     expect(metricLabel('throughput_by_workload.0.values.0.value', result)).toBe('throughput of netperf UDP_RR (transactions/s)');
   });
 
+  it('offers the metrics of every point, not only the first', () => {
+    const off: JsonValue = { locks: [{ class: '&rq->__lock', contentions: 3 }] };
+    const all: JsonValue = { locks: [{ class: '&rq->__lock', contentions: 4 }, { class: '&shard->lock', contentions: 9 }] };
+    const points = [off, all].map((median, index) => ({ index, set: {}, median, min: median, max: median, runs: [median] }));
+    expect(metricChoices({ seeds: [1], points })).toEqual(['locks.0.contentions', 'locks.1.contentions']);
+  });
+
+  it('plots a metric inside a list (a lock_stat row)', () => {
+    const points = [3, 5].map((contentions, index) => {
+      const median: JsonValue = { locks: [{ class: '&rq->__lock', contentions }] };
+      return { index, set: { 'workloads.0.clients': 8 * (index + 1) }, median, min: median, max: median, runs: [median] };
+    });
+    const plot = sweepPlot({ seeds: [1], points }, ['workloads.0.clients'], 'workloads.0.clients', 'locks.0.contentions');
+    expect(plot.series[0]?.points.map((point) => [point.x, point.median])).toEqual([
+      [8, 3],
+      [16, 5],
+    ]);
+    expect(sweepCsv({ seeds: [1], points }, ['workloads.0.clients'], 'locks.0.contentions').split('\n')[1]).toBe('8,3,3,3');
+  });
+
   it('writes each point with its settings and spread as CSV', () => {
     const csv = sweepCsv(RESULT, PATHS, 'wakeup_latency_us.p99').split('\n');
     expect(csv[0]).toBe('policy.sis_scan.enabled,workloads.0.worker_threads,wakeup_latency_us.p99 median,wakeup_latency_us.p99 min,wakeup_latency_us.p99 max');

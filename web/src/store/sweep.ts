@@ -109,9 +109,15 @@ function show(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** The number at a dotted path, which may index arrays (`locks.1.contentions`), as `flattenNumbers` names them. */
 function numberAt(value: JsonValue, path: string): number | undefined {
-  const found = valueAtPath(value, path);
-  return typeof found === 'number' ? found : undefined;
+  let node: JsonValue | undefined = value;
+  for (const key of path.split('.')) {
+    if (Array.isArray(node)) node = (node as readonly JsonValue[])[Number(key)];
+    else if (isRecord(node)) node = node[key];
+    else return undefined;
+  }
+  return typeof node === 'number' ? node : undefined;
 }
 
 /**
@@ -196,11 +202,10 @@ export function changePlot(plot: SweepPlot, result: SweepResult, paths: readonly
 
 /** The metrics a sweep can plot: every number in its summaries, the headline ones first. */
 export function metricChoices(result: SweepResult): readonly string[] {
-  const first = result.points[0];
-  if (!first) return [];
-  const all = flattenNumbers(first.median)
-    .map(([key]) => key)
-    .filter((key) => !['seed', 'sim_time_ns'].includes(key) && !key.startsWith('features.'));
+  // Every point's numbers: a point with SHARED_RUNQ off has no shard lock, another has.
+  const seen = new Set<string>();
+  for (const point of result.points) for (const [key] of flattenNumbers(point.median)) seen.add(key);
+  const all = [...seen].filter((key) => !['seed', 'sim_time_ns'].includes(key) && !key.startsWith('features.'));
   const headline = ['wakeup_latency_us.p99', 'wakeup_latency_us.p50', 'throughput.value', 'utilization', 'avg_freq_mhz'].filter((key) => all.includes(key));
   return [...headline, ...all.filter((key) => !headline.includes(key))];
 }
