@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
-import { logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
+import { latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
 import { formatBytes, formatCount } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -272,9 +272,7 @@ function ReplayReportView({
       <dl className="counters">
         <dt>wakeup latency</dt>
         <dd data-testid="replay-latency">
-          {report.wakeups > 0
-            ? `p50 ${fixed(report.wakeup_latency_us.p50, 1)} us, p99 ${fixed(report.wakeup_latency_us.p99, 1)} us, max ${fixed(report.wakeup_latency_us.max, 1)} us (${formatCount(report.wakeups)} ${report.wakeups === 1 ? 'wakeup' : 'wakeups'})`
-            : 'no wakeup in the log'}
+          {latencyText(report)}
         </dd>
         <dt>migrations</dt>
         <dd>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGzip, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayReport } from './replay';
+import { isGzip, latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayReport } from './replay';
 
 const REPORT = {
   wakeup_latency_us: { p50: 50, p99: 90, max: 90 },
@@ -57,5 +57,18 @@ describe('a log with nothing to re-simulate', () => {
     expect(noWorkloadText(0)).toBe('The log shows no task running: there is no workload to re-simulate.');
     expect(noWorkloadText(1)).toBe('The log never shows the task it names running: there is no workload to re-simulate.');
     expect(noWorkloadText(3)).toBe('The log never shows any of the 3 tasks it names running: there is no workload to re-simulate.');
+  });
+});
+
+describe('the log\'s wakeup latency', () => {
+  it('is measured only over wakeups whose task the log shows switched in', () => {
+    expect(latencyText({ wakeups: 0, wakeup_latency_us: { samples: 0 } })).toBe('no wakeup in the log');
+    expect(latencyText({ wakeups: 1, wakeup_latency_us: { p50: 0, p99: 0, max: 0, samples: 0 } })).toBe(
+      'none measured: no woken task is switched in within the log (1 wakeup)',
+    );
+    expect(latencyText({ wakeups: 1200, wakeup_latency_us: { p50: 3, p99: 41.25, max: 90, samples: 1100 } })).toBe(
+      'p50 3.0 us, p99 41.3 us, max 90.0 us (1,200 wakeups, 1,100 measured)',
+    );
+    expect(latencyText({ wakeups: 2, wakeup_latency_us: { p50: 5, p99: 6, max: 6, samples: 2 } })).toBe('p50 5.0 us, p99 6.0 us, max 6.0 us (2 wakeups)');
   });
 });

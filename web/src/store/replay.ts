@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from './policy';
 import { valueAtPath } from './policy';
+import { formatCount } from '../base/format';
 
 export interface ReplayReport {
   readonly format: string;
@@ -143,4 +144,24 @@ export function noWorkloadText(named: number): string {
   if (named === 0) return 'The log shows no task running: there is no workload to re-simulate.';
   const them = named === 1 ? 'the task it names' : `any of the ${named} tasks it names`;
   return `The log never shows ${them} running: there is no workload to re-simulate.`;
+}
+
+function oneDecimal(value: number | undefined): string {
+  return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
+/**
+ * The log's wakeup latency in a line: its percentiles over the wakeups whose task
+ * the log then shows switched in; a wakeup of a task already running or queued, or
+ * one the log ends before, has no latency to measure.
+ */
+export function latencyText(report: Pick<ReplayReport, 'wakeups' | 'wakeup_latency_us'>): string {
+  const { wakeups } = report;
+  if (wakeups === 0) return 'no wakeup in the log';
+  const counted = `${formatCount(wakeups)} ${wakeups === 1 ? 'wakeup' : 'wakeups'}`;
+  const latency = report.wakeup_latency_us;
+  const samples = latency.samples;
+  if (samples === 0) return `none measured: no woken task is switched in within the log (${counted})`;
+  const measured = samples !== undefined && samples !== wakeups ? `, ${formatCount(samples)} measured` : '';
+  return `p50 ${oneDecimal(latency.p50)} us, p99 ${oneDecimal(latency.p99)} us, max ${oneDecimal(latency.max)} us (${counted}${measured})`;
 }
