@@ -53,6 +53,9 @@ describe('policy controls from the scenario schema', () => {
       ['struct_layout'],
     ]);
     expect(groups[5]?.summary).toBe('Sharded per-LLC shared runqueues that a CPU pulls from before it goes idle.');
+    // Seed 002's one setting begins with the series' sentence: said once, under it.
+    expect(groups[6]?.summary).toBeUndefined();
+    expect(groups[6]?.controls[0]?.description).toMatch(/^The field order of `struct cfs_rq` and `struct sched_entity`/);
   });
 
   it('maps booleans to switches, enums to choices with their sentences, integers to a range', () => {
@@ -102,7 +105,8 @@ describe('policy controls from the scenario schema', () => {
       description: 'Tasks pulled at once.',
     });
     const added = extended.find((group) => group.id === 'seed-007');
-    expect(added).toMatchObject({ title: 'Seed 007', kernel: '6.1', summary: 'On the 6.1 wakeup path, pack small tasks.' });
+    // Its one switch says the series' sentence, so the group does not say it again.
+    expect(added).toMatchObject({ title: 'Seed 007', kernel: '6.1', summary: undefined });
     expect(added?.controls.map((entry) => [entry.label, entry.description])).toEqual([['turbo_pack.enabled', 'On the 6.1 wakeup path, pack small tasks.']]);
     expect(extended.map((group) => group.id)).toEqual(['kernel', 'baseline', 'seed-001', 'seed-004', 'seed-007', 'seed-000', 'seed-002']);
   });

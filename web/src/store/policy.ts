@@ -273,12 +273,15 @@ export function policyGroups(schema: unknown, kernel: string = DEFAULT_KERNEL): 
     return idA.localeCompare(idB);
   });
   for (const [id, entry] of ordered) {
+    // A series of one setting whose own text begins with the summary says it once.
+    const [only] = entry.controls;
+    const repeated = entry.controls.length === 1 && only !== undefined && oneLine(only.description).startsWith(entry.summary.replace(/\.$/, ''));
     groups.push({
       id: `seed-${id}`,
       title: SERIES[id]?.title ?? `Seed ${id}`,
       seed: id,
       kernel: entry.kernel,
-      summary: entry.summary,
+      summary: repeated ? undefined : entry.summary,
       controls: entry.controls,
     });
   }
