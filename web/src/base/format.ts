@@ -35,3 +35,8 @@ export function formatBytes(bytes: number): string {
   }
   return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
 }
+
+/** `value` with exactly `digits` decimals and thousands separators; a dash when there is none. */
+export function formatFixed(value: number | undefined, digits: number): string {
+  return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}

@@ -5,7 +5,7 @@ import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
 import { latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
-import { formatBytes, formatCount } from '../base/format';
+import { formatBytes, formatCount, formatFixed } from '../base/format';
 import { simTimeNs } from '../base/types';
 import { useAppState } from './useStore';
 
@@ -15,10 +15,6 @@ type Status =
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'cancelled'; readonly name: string }
   | { readonly kind: 'done'; readonly result: ReplayResult; readonly source: string; readonly reading: LogReading };
-
-function fixed(value: number | undefined, digits: number): string {
-  return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 function megabytesPerSecond(bytes: number, ms: number): string {
   return (bytes / 1e6 / Math.max(ms / 1000, 1e-6)).toFixed(0);
@@ -335,8 +331,8 @@ function ReplayReportView({
                       {row.label}
                       {row.unit !== '' && <span className="muted"> ({row.unit})</span>}
                     </th>
-                    <td>{fixed(row.log, row.unit === '' ? 0 : 1)}</td>
-                    <td>{fixed(row.simulation, row.unit === '' ? 0 : 1)}</td>
+                    <td>{formatFixed(row.log, row.unit === '' ? 0 : 1)}</td>
+                    <td>{formatFixed(row.simulation, row.unit === '' ? 0 : 1)}</td>
                   </tr>
                 ))}
               </tbody>

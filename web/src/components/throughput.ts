@@ -3,6 +3,7 @@
  * unchanged from the core's `Simulator::throughputs` (the same list as `schedlab
  * run --json`'s `throughput_by_workload`); this only names and formats them.
  */
+import { formatFixed } from '../base/format';
 import type { Throughput, ThroughputKind } from '../engine/protocol';
 
 export interface ThroughputRow {
@@ -16,7 +17,7 @@ export interface ThroughputRow {
 
 /** `47912.34` → `47,912.3` (the CLI prints `{:.1}`; grouping only for reading). */
 export function formatFigure(value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return formatFixed(value, digits);
 }
 
 /** One row per figure of one workload. */

@@ -4,6 +4,7 @@
  * change from A's, and the table as Markdown for a mailing-list post. Pure: no
  * React, no engine.
  */
+import { formatFixed } from '../base/format';
 import { allControls, changedSettings, currentSetting, formatSetting, sameSetting, valueAtPath, type JsonValue, type PolicyControl, type PolicyGroup, type PolicyOverrides, type SettingValue } from './policy';
 
 /** Which way is better for a figure; undefined when neither is. */
@@ -143,10 +144,8 @@ export function verdict(entry: CompareRow): 'better' | 'worse' | 'same' | undefi
   return (entry.changePct < 0) === (entry.better === 'lower') ? 'better' : 'worse';
 }
 
-export function formatValue(value: number | undefined, digits: number): string {
-  if (value === undefined) return '—';
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
+/** A figure with `digits` decimals, a dash when absent (`formatFixed`). */
+export const formatValue = formatFixed;
 
 export function formatChange(entry: CompareRow): string {
   if (entry.changePct === undefined) {

@@ -133,7 +133,7 @@ function hasType(node: SchemaNode, type: string): boolean {
   return node.type === type || (Array.isArray(node.type) && node.type.includes(type));
 }
 
-function isObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
+export function isObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 

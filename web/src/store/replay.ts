@@ -6,7 +6,7 @@
  */
 import type { JsonValue } from './policy';
 import { valueAtPath } from './policy';
-import { formatCount } from '../base/format';
+import { formatCount, formatFixed } from '../base/format';
 
 export interface ReplayReport {
   readonly format: string;
@@ -146,10 +146,6 @@ export function noWorkloadText(named: number): string {
   return `The log never shows ${them} running: there is no workload to re-simulate.`;
 }
 
-function oneDecimal(value: number | undefined): string {
-  return value === undefined ? '—' : value.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-}
-
 /**
  * The log's wakeup latency in a line: its percentiles over the wakeups whose task
  * the log then shows switched in; a wakeup of a task already running or queued, or
@@ -163,5 +159,5 @@ export function latencyText(report: Pick<ReplayReport, 'wakeups' | 'wakeup_laten
   const samples = latency.samples;
   if (samples === 0) return `none measured: no woken task is switched in within the log (${counted})`;
   const measured = samples !== undefined && samples !== wakeups ? `, ${formatCount(samples)} measured` : '';
-  return `p50 ${oneDecimal(latency.p50)} us, p99 ${oneDecimal(latency.p99)} us, max ${oneDecimal(latency.max)} us (${counted}${measured})`;
+  return `p50 ${formatFixed(latency.p50, 1)} us, p99 ${formatFixed(latency.p99, 1)} us, max ${formatFixed(latency.max, 1)} us (${counted}${measured})`;
 }

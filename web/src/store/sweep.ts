@@ -8,7 +8,7 @@
 import type { ScenarioProblem } from '../engine/protocol';
 import type { SweepResult } from '../engine/sweepProtocol';
 import { flattenNumbers } from './exports';
-import { settingText, shellWord, valueAtPath, type JsonValue, type PolicyOverrides } from './policy';
+import { isObject, settingText, shellWord, valueAtPath, type JsonValue, type PolicyOverrides } from './policy';
 
 /** What the Sweep form holds. */
 export interface SweepForm {
@@ -114,7 +114,7 @@ function numberAt(value: JsonValue, path: string): number | undefined {
   let node: JsonValue | undefined = value;
   for (const key of path.split('.')) {
     if (Array.isArray(node)) node = (node as readonly JsonValue[])[Number(key)];
-    else if (isRecord(node)) node = node[key];
+    else if (isObject(node)) node = node[key];
     else return undefined;
   }
   return typeof node === 'number' ? node : undefined;
@@ -282,24 +282,21 @@ function lockMetricLabel(lockClassName: string, field: string): string {
 /** The class of the `index`th lock_stat row (`&rq->__lock`), from any point that has it. */
 function lockClass(result: SweepResult | undefined, index: number): string {
   for (const point of result?.points ?? []) {
-    const locks = isRecord(point.median) ? point.median.locks : undefined;
+    const locks = isObject(point.median) ? point.median.locks : undefined;
     const row = Array.isArray(locks) ? locks[index] : undefined;
-    if (isRecord(row) && typeof row.class === 'string') return row.class;
+    if (isObject(row) && typeof row.class === 'string') return row.class;
   }
   return `lock ${index}`;
 }
 
 function workloadEntry(median: JsonValue, workload: number, value: number): { workload: string; unit: string } | undefined {
-  const list = isRecord(median) ? median.throughput_by_workload : undefined;
+  const list = isObject(median) ? median.throughput_by_workload : undefined;
   const entry = Array.isArray(list) ? list[workload] : undefined;
-  if (!isRecord(entry) || typeof entry.workload !== 'string' || !Array.isArray(entry.values)) return undefined;
+  if (!isObject(entry) || typeof entry.workload !== 'string' || !Array.isArray(entry.values)) return undefined;
   const found = entry.values[value];
-  return isRecord(found) && typeof found.unit === 'string' ? { workload: entry.workload, unit: found.unit } : undefined;
+  return isObject(found) && typeof found.unit === 'string' ? { workload: entry.workload, unit: found.unit } : undefined;
 }
 
-function isRecord(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
