@@ -3,7 +3,7 @@ import { App } from './components/App';
 import { createAppStore, isIdle } from './store/app';
 import { createController } from './store/controller';
 import { createActions } from './actions/actions';
-import { startEngine } from './engine/client';
+import { EngineWorker } from './engine/client';
 import { createSummaryRunner, createSweepRunner } from './engine/sweepClient';
 import { createRunFigures } from './store/runFigures';
 import { createCompareSession } from './store/compareSession';
@@ -44,12 +44,14 @@ interface TimelineHook {
 
 const store = createAppStore();
 const timelineHook: TimelineHook = { switches: 0, waitChanges: 0, storeBytes: () => store.get().slices?.bytes ?? 0, lanes: 0, spans: 0, waitSpans: 0, waitLanes: 0, waitSample: undefined, t0: 0, t1: 0, sample: undefined };
-const controller = createController(store, startEngine());
+const engine = new EngineWorker();
+const controller = createController(store, engine.client, engine);
 const actions = createActions(controller, store);
 // Compare mode's run B: its own store, controller and engine worker, made on first use.
 const compare = createCompareSession(store, controller, () => {
   const storeB = createAppStore();
-  return { store: storeB, controller: createController(storeB, startEngine()) };
+  const engineB = new EngineWorker();
+  return { store: storeB, controller: createController(storeB, engineB.client, engineB) };
 });
 
 // The struct-layout lab's and the cgroup tree's figures: the run's summary as it plays, and the original layout's whole run.

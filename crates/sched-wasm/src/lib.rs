@@ -24,6 +24,28 @@ fn errors_to_js(errors: &[sched_core::ScenarioError]) -> JsValue {
     JsValue::from_str(&serde_json::Value::Array(list).to_string())
 }
 
+thread_local! {
+    /// The message of the last panic, kept by [`start`]'s hook: a panic traps the
+    /// module, and the page can only say what went wrong if it can read this.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs when the module is instantiated: panics keep their message for [`last_panic`].
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string();
+        LAST_PANIC.with(|last| *last.borrow_mut() = Some(message));
+    }));
+}
+
+/// The message of the panic that stopped the module, if one did ("panicked at
+/// FILE:LINE:COL:" and the panic's text).
+#[wasm_bindgen]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.with(|last| last.borrow().clone())
+}
+
 /// Checks scenario text beyond its schema (the machine, CPU lists, programs).
 /// Returns a JSON array of `{path, message}`; empty when the scenario is good.
 #[wasm_bindgen]

@@ -16,6 +16,7 @@ import { Charts } from './Charts';
 import type { DrawStats } from '../render/timeline';
 import { useAppState } from './useStore';
 import { NoticeBanner } from './NoticeBanner';
+import { EngineBanner } from './EngineBanner';
 import { ScenarioDescription } from './ScenarioDescription';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { Scrubber } from './Scrubber';
@@ -87,6 +88,7 @@ export function App({
       <Scrubber store={store} controller={controller} />
       <ScenarioDescription store={store} />
       <ShortcutsDialog store={store} actions={actions} />
+      <EngineBanner store={store} controller={controller} />
       <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>

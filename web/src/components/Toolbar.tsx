@@ -29,7 +29,9 @@ export function Toolbar({
   const frame = useAppState(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
   const catchingUp = useAppState(store, (s) => s.catchingUp);
-  const canRun = status === 'ready' && !frame?.finished && catchingUp === undefined;
+  // A failed engine runs nothing more until it is restarted (the banner above the panels).
+  const engineFailed = useAppState(store, (s) => s.engineTrouble?.kind === 'failed');
+  const canRun = status === 'ready' && !frame?.finished && catchingUp === undefined && !engineFailed;
   const nextKind = useAppState(store, (s) => s.nextDecision);
   const presenter = useAppState(store, (s) => s.presenter);
   const theme = useAppState(store, (s) => s.theme);

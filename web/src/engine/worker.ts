@@ -4,7 +4,7 @@
  * with Comlink; every frame's arrays are transferred, not copied through JSON.
  */
 import * as Comlink from 'comlink';
-import init, { check_scenario, LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
+import init, { check_scenario, last_panic, LogHandle, LogReader, SimHandle, struct_layout_json } from '../../wasm-pkg/sched_wasm.js';
 import wasmUrl from '../../wasm-pkg/sched_wasm_bg.wasm?url';
 import type {
   Decision,
@@ -33,6 +33,7 @@ import { slices } from './logSlices';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
 import { isGzip, type ReplayResult } from '../store/replay';
+import { guardEngine, rethrowTrap } from './failure';
 
 /**
  * What plays: a simulation, or a real machine's log played event by event. Both
@@ -240,6 +241,7 @@ const engine = {
     try {
       next = new SimHandle(text, name);
     } catch (error) {
+      rethrowTrap(error);
       const message = typeof error === 'string' ? error : String(error);
       let list: ScenarioProblem[];
       try {
@@ -323,6 +325,7 @@ const engine = {
         }
       }
     } catch (error) {
+      rethrowTrap(error);
       reader.free();
       const why = error instanceof Error ? error.message : String(error);
       return { ok: false, message: gzip ? `${name} is not a whole gzip file (${why}); what came before the break was not played` : `${name} could not be read: ${why}` };
@@ -334,6 +337,7 @@ const engine = {
     try {
       next = new LogHandle(reader, preset, name);
     } catch (error) {
+      rethrowTrap(error);
       return { ok: false, message: typeof error === 'string' ? error : String(error) };
     }
     const replay = JSON.parse(next.replay_json()) as ReplayResult;
@@ -524,6 +528,7 @@ const engine = {
     try {
       return { ok: true, report: JSON.parse(struct_layout_json(specText)) as LayoutReport };
     } catch (error) {
+      rethrowTrap(error);
       return { ok: false, message: typeof error === 'string' ? error : error instanceof Error ? error.message : String(error) };
     }
   },
@@ -538,6 +543,7 @@ const engine = {
     try {
       return { ok: true, decision: JSON.parse(sim.explain(index)) as Decision };
     } catch (error) {
+      rethrowTrap(error);
       return { ok: false, message: typeof error === 'string' ? error : String(error) };
     }
   },
@@ -545,4 +551,5 @@ const engine = {
 
 export type Engine = typeof engine;
 
-Comlink.expose(engine);
+// A trap of the wasm module reaches the page as an EngineFailure with the core's panic message.
+Comlink.expose(guardEngine(engine, () => last_panic()));

@@ -120,6 +120,15 @@ export interface AppState {
   readonly cpuSelection: number | undefined;
   /** Presenter mode: large type, high contrast, only the machine, the charts, the timeline and the inspector. */
   readonly presenter: boolean;
+  /** The engine failed, has not answered for a long while, or was just restarted; undefined while all is well. */
+  readonly engineTrouble: EngineTrouble | undefined;
+}
+
+/** What is wrong with the engine worker, as the banner above the panels says it. */
+export interface EngineTrouble {
+  /** `failed`: it stopped on an error; `silent`: a request has had no answer for a long while; `restarted`: a fresh one replaced it. */
+  readonly kind: 'failed' | 'silent' | 'restarted';
+  readonly message: string;
 }
 
 export const initialState: AppState = {
@@ -151,6 +160,7 @@ export const initialState: AppState = {
   nextDecision: 'migration',
   shortcutsOpen: false,
   presenter: false,
+  engineTrouble: undefined,
   cpuSelection: undefined,
   theme: 'light',
 };

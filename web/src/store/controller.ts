@@ -5,9 +5,10 @@
  * so a slow frame never piles up work.
  */
 import * as Comlink from 'comlink';
-import type { EngineClient } from '../engine/client';
+import type { EngineClient, EngineLifecycle } from '../engine/client';
+import { isEngineFailure } from '../engine/failure';
 import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
-import { appendTrace, SPEEDS, type AppStore, type CatchUp, type Notice } from './app';
+import { appendTrace, SPEEDS, type AppStore, type CatchUp, type EngineTrouble, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
@@ -67,6 +68,13 @@ const SEARCH_SCAN = 2_000_000;
 const MAX_EVENTS_PER_FRAME = 200_000;
 /** Longest real time one animation frame may account for (after a stall). */
 const MAX_FRAME_MS = 100;
+/**
+ * How long the engine may leave a request unanswered, with no progress, before
+ * the page says so. Frames and seeks answer within a frame; a large export or a
+ * log's re-simulation can take longer, so the page offers to wait or restart and
+ * stops nothing itself.
+ */
+export const ENGINE_SILENCE_MS = 30_000;
 
 export interface Controller {
   /** Loads a scenario from time 0, with the Policy panel's `overrides` (none by default) on top. */
@@ -143,6 +151,15 @@ export interface Controller {
   setTimelineView(view: TimelineView): void;
   /** Shows (or with undefined, dismisses) the notice above the panels. */
   notify(notice: Notice | undefined): void;
+  /**
+   * Replaces a failed or silent engine with a fresh one (every request to the old
+   * one is dropped) and loads the scenario again from time 0, with the file's text
+   * and the Policy panel's settings as they were; a log is closed, as only the
+   * user can give its file again. Resolves to whether the scenario loaded.
+   */
+  restartEngine(): Promise<boolean>;
+  /** Dismisses the engine's trouble note; a silent engine is given another `ENGINE_SILENCE_MS`. */
+  dismissEngineTrouble(): void;
   /** The whole trace as the kernel's `trace` file, in chunks to join: read in `FTRACE_CHUNK` records per engine call. */
   ftraceText(reasons: boolean): Promise<readonly string[]>;
   /** The run's summary as `schedlab run --json` prints it. */
@@ -175,7 +192,8 @@ interface RunMark {
   readonly frequency: ReturnType<FrequencySeries['mark']> | undefined;
 }
 
-export function createController(store: AppStore, engine: EngineClient): Controller {
+export function createController(store: AppStore, firstEngine: EngineClient, lifecycle?: EngineLifecycle): Controller {
+  let engine = firstEngine;
   let lastTick: number | undefined;
   let rafId: number | undefined;
   /** Bumped by each inspection and load: an older explanation that arrives late is dropped. */
@@ -189,6 +207,40 @@ export function createController(store: AppStore, engine: EngineClient): Control
    * right after that frame: going back restores both sides to the same moment.
    */
   let marks = new Map<number, RunMark>();
+  /** Rejects, on a restart, every request still waiting for the engine it replaced. */
+  let dropRequests: (error: Error) => void = () => undefined;
+  let dropped = droppedRequests();
+  /** When the engine last answered or reported progress, and the check that it still does. */
+  let lastAnswer = 0;
+  let silenceCheck: ReturnType<typeof setInterval> | undefined;
+  /** The last scenario that loaded (not a log): what a restart loads when a log was playing. */
+  let lastScenario: { id: string; text: string; overrides: PolicyOverrides } | undefined;
+
+  function droppedRequests(): Promise<never> {
+    const promise = new Promise<never>((_, reject) => {
+      dropRequests = reject;
+    });
+    promise.catch(() => undefined);
+    return promise;
+  }
+
+  function engineTrouble(trouble: EngineTrouble | undefined) {
+    if (trouble && trouble.kind !== 'restarted') controller.pause();
+    store.set({ engineTrouble: trouble });
+  }
+
+  function engineAnswered() {
+    lastAnswer = Date.now();
+    if (store.get().engineTrouble?.kind === 'silent') engineTrouble(undefined);
+  }
+
+  function checkSilence() {
+    if (inFlight === 0 || store.get().engineTrouble !== undefined) return;
+    const silentMs = Date.now() - lastAnswer;
+    if (silentMs >= ENGINE_SILENCE_MS) engineTrouble({ kind: 'silent', message: `The engine has not answered for ${Math.round(silentMs / 1000)} s.` });
+  }
+
+  lifecycle?.onFailure((message) => engineTrouble({ kind: 'failed', message }));
 
   /** Notes where the run's stores stand when the engine took a snapshot at this frame. */
   function markSnapshot(frame: Frame) {
@@ -227,13 +279,31 @@ export function createController(store: AppStore, engine: EngineClient): Control
   }
 
   async function engineCall<T>(call: () => Promise<T>): Promise<T> {
+    // A failed engine is not called again: its state may be half changed.
+    if (store.get().engineTrouble?.kind === 'failed') throw new Error('the engine has stopped: restart it to go on');
     inFlight += 1;
+    if (inFlight === 1) {
+      lastAnswer = Date.now();
+      silenceCheck ??= setInterval(checkSilence, 1000);
+    }
     if (!store.get().busy) store.set({ busy: true });
+    const generation = dropped;
     try {
-      return await call();
+      return await Promise.race([call(), generation]);
+    } catch (error) {
+      if (isEngineFailure(error)) engineTrouble({ kind: 'failed', message: error.message });
+      throw error;
     } finally {
-      inFlight -= 1;
-      if (inFlight === 0) store.set({ busy: false });
+      // A request the restart dropped was counted off then.
+      if (generation === dropped) {
+        engineAnswered();
+        inFlight -= 1;
+        if (inFlight === 0) {
+          clearInterval(silenceCheck);
+          silenceCheck = undefined;
+          store.set({ busy: false });
+        }
+      }
     }
   }
 
@@ -307,7 +377,13 @@ export function createController(store: AppStore, engine: EngineClient): Control
     lastTick = timestamp;
     const factor = SPEEDS[state.speedIndex]?.factor ?? 0.01;
     const deltaNs = elapsedMs * 1e6 * factor;
-    await engineCall(async () => applyFrame(await engine.advance(deltaNs, frameBudgetMs(elapsedMs))));
+    try {
+      await engineCall(async () => applyFrame(await engine.advance(deltaNs, frameBudgetMs(elapsedMs))));
+    } catch {
+      // The engine failed or was restarted (the page says so): playing stops.
+      controller.pause();
+      return;
+    }
     if (store.get().playing) schedule();
   }
 
@@ -408,12 +484,18 @@ export function createController(store: AppStore, engine: EngineClient): Control
         }
         startRun(result);
         store.set({ fileText: text, policyOverrides: overrides, policyProblems: [] });
+        lastScenario = { id, text, overrides };
         return true;
       });
     },
     async openLog(file, preset, name, progress) {
       controller.pause();
-      const result = await engineCall<LogOpenResult>(() => engine.openLog(file, preset, name, progress ? Comlink.proxy(progress) : undefined) as Promise<LogOpenResult>);
+      // Progress counts as an answer: a long read is not a silent engine.
+      const heard = (report: LogProgress) => {
+        engineAnswered();
+        progress?.(report);
+      };
+      const result = await engineCall<LogOpenResult>(() => engine.openLog(file, preset, name, Comlink.proxy(heard)) as Promise<LogOpenResult>);
       if (!result.ok) return result;
       inspectGeneration += 1;
       startRun(result);
@@ -472,6 +554,44 @@ export function createController(store: AppStore, engine: EngineClient): Control
     notify(notice) {
       store.set({ notice });
     },
+    async restartEngine() {
+      if (!lifecycle) return false;
+      const before = store.get();
+      controller.pause();
+      dropRequests(new Error('the engine was restarted'));
+      dropped = droppedRequests();
+      inFlight = 0;
+      clearInterval(silenceCheck);
+      silenceCheck = undefined;
+      policyQueue = Promise.resolve();
+      engine = lifecycle.restart();
+      inspectGeneration += 1;
+      store.set({ busy: false, catchingUp: undefined, engineTrouble: undefined, inspection: NO_INSPECTION, selection: undefined });
+      const log = before.loaded?.log;
+      const next = log ? lastScenario : { id: before.scenarioId, text: before.fileText !== '' ? before.fileText : before.scenarioText, overrides: before.policyOverrides };
+      if (!next) {
+        engineTrouble({ kind: 'restarted', message: `The log ${log?.name ?? ''} was closed: open it again to replay it.` });
+        store.set({ status: 'error', loaded: undefined, frame: undefined });
+        return false;
+      }
+      const editorText = before.scenarioText;
+      const loaded = await controller.load(next.id, next.text, next.overrides);
+      // The editor keeps whatever the user had typed.
+      if (store.get().scenarioText !== editorText) store.set({ scenarioText: editorText });
+      engineTrouble({
+        kind: 'restarted',
+        message: log
+          ? `${next.id} loaded from the start in place of the log ${log.name}: open the log again to replay it.`
+          : loaded
+            ? `${next.id} loaded again from the start, with the same settings.`
+            : `${next.id} did not load again: see the problems in the Scenario JSON editor.`,
+      });
+      return loaded;
+    },
+    dismissEngineTrouble() {
+      lastAnswer = Date.now();
+      store.set({ engineTrouble: undefined });
+    },
     setTimelineView(view) {
       store.set({ timelineView: view });
     },
@@ -527,7 +647,7 @@ export function createController(store: AppStore, engine: EngineClient): Control
     play() {
       const state = store.get();
       // A run being carried on to a time plays from there once it arrives.
-      if (!state.loaded || state.frame?.finished || state.status !== 'ready' || state.catchingUp) return;
+      if (!state.loaded || state.frame?.finished || state.status !== 'ready' || state.catchingUp || state.engineTrouble?.kind === 'failed') return;
       lastTick = undefined;
       store.set({ playing: true });
       schedule();
