@@ -89,6 +89,7 @@ export function App({
       <ScenarioDescription store={store} />
       <ShortcutsDialog store={store} actions={actions} />
       <EngineBanner store={store} controller={controller} />
+      {side && <EngineBanner store={side.store} controller={side.controller} run="B" />}
       <NoticeBanner store={store} controller={controller} />
       {status === 'starting' && <p className="muted">Starting the simulator…</p>}
       <main>

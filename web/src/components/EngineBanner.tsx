@@ -13,7 +13,7 @@ const TITLES = {
  * said), it has not answered for a long while, or it was just replaced by a
  * fresh one. A failed or silent engine can be restarted from here.
  */
-export function EngineBanner({ store, controller }: { store: AppStore; controller: Controller }) {
+export function EngineBanner({ store, controller, run }: { store: AppStore; controller: Controller; run?: 'B' }) {
   const trouble = useAppState(store, (s) => s.engineTrouble);
   if (!trouble) return null;
   const restart = (
@@ -22,9 +22,9 @@ export function EngineBanner({ store, controller }: { store: AppStore; controlle
     </button>
   );
   return (
-    <section className={`notice engine-${trouble.kind}`} role="alert" aria-label="Engine">
+    <section className={`notice engine-${trouble.kind}`} role="alert" aria-label={run ? `Engine of run ${run}` : 'Engine'}>
       <div className="notice-head">
-        <p className="notice-title">{TITLES[trouble.kind]}</p>
+        <p className="notice-title">{run ? `Run ${run}: ${TITLES[trouble.kind].replace('The s', 'its s')}` : TITLES[trouble.kind]}</p>
         <div className="notice-actions">
           {trouble.kind !== 'restarted' && restart}
           <button type="button" onClick={() => controller.dismissEngineTrouble()}>
