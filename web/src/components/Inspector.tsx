@@ -149,9 +149,8 @@ function DecisionView({
           <ol className="chip-groups">
             {scans.map(({ step, index }) => (
               <li key={index} className="chip-group">
-                <span className="chip-step" title={`step ${index + 1}`}>
-                  <span className="sr-only">step </span>
-                  {index + 1}
+                <span className="chip-step" title={`What step ${index + 1} under Steps below looked at`}>
+                  step {index + 1}
                 </span>
                 <ul className="chips" aria-label={`CPUs step ${index + 1} inspected, in order`}>
                   {(step.cpus ?? []).map((visit, at) => (
