@@ -42,6 +42,15 @@ impl Dist {
         Dist::Fixed { us }
     }
 
+    /// The duration in nanoseconds of a fixed distribution (as [`Dist::sample_ns`]
+    /// draws it), or None for one that draws from the generator.
+    pub fn fixed_ns(&self) -> Option<u64> {
+        match *self {
+            Dist::Fixed { us } => Some(((us.max(0.0) * 1_000.0) as u64).min(MAX_SAMPLE_NS)),
+            _ => None,
+        }
+    }
+
     /// Draws a duration in nanoseconds, at most [`MAX_SAMPLE_NS`].
     pub fn sample_ns(&self, rng: &mut SimRng) -> u64 {
         let us = match *self {

@@ -199,6 +199,9 @@ pub struct Simulator {
     pub(crate) walk_pool: Vec<Box<crate::task::WakeWalk>>,
     /// Every program's duration distributions, one entry per distinct one (`DistId`).
     pub(crate) dists: Vec<Dist>,
+    /// Per distribution, its duration when fixed (`Dist::fixed_ns`), else `u64::MAX`:
+    /// most runs' steps take a fixed time, drawn without the generator or floats.
+    pub(crate) dist_fixed_ns: Vec<u64>,
     pub(crate) channels: Vec<Channel>,
     pub rqs: Vec<CfsRq>,
     pub cpus: Vec<CpuState>,

@@ -112,7 +112,7 @@ impl Simulator {
                     return;
                 }
                 Instr::Sleep(dist) => {
-                    let duration = self.dists[dist.0 as usize].sample_ns(&mut self.rng);
+                    let duration = self.draw_ns(dist);
                     self.dequeue_curr(task_id, cpu, TaskState::Sleeping);
                     self.queue
                         .push(self.now + SimTime(duration), Event::TimerWake(task_id));
@@ -187,7 +187,7 @@ impl Simulator {
                     if *woken == Some(self.now) {
                         *woken = Some(started);
                     }
-                    let work = self.dists[each.0 as usize].sample_ns(&mut self.rng);
+                    let work = self.draw_ns(each);
                     if work == 0 {
                         continue;
                     }
@@ -284,10 +284,19 @@ impl Simulator {
         }
     }
 
+    /// A duration from `dist`: its fixed value, or a draw from the generator.
+    #[inline]
+    fn draw_ns(&mut self, dist: crate::behaviour::DistId) -> u64 {
+        match self.dist_fixed_ns[dist.0 as usize] {
+            u64::MAX => self.dists[dist.0 as usize].sample_ns(&mut self.rng),
+            ns => ns,
+        }
+    }
+
     /// A duration drawn for a step that takes time; after 10,000 steps that took
     /// none, a zero draw becomes 1 us, so that no loop can spin without time passing.
     fn draw_time(&mut self, dist: crate::behaviour::DistId, steps_without_time: u32) -> u64 {
-        match self.dists[dist.0 as usize].sample_ns(&mut self.rng) {
+        match self.draw_ns(dist) {
             0 if steps_without_time > 10_000 => 1_000,
             ns => ns,
         }
