@@ -98,6 +98,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   const text = useAppState(store, (s) => s.scenarioText);
   const appliedText = useAppState(store, (s) => s.fileText);
   const playingLog = useAppState(store, (s) => s.scenarioId === 'log');
+  const setAside = useAppState(store, (s) => s.setAsideEdit);
   const problems = useAppState(store, (s) => s.problems);
   const status = useAppState(store, (s) => s.status);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
@@ -282,6 +283,19 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
         ; Ctrl+Space (or typing a quote where a field goes) suggests field names from it. The Policy panel&apos;s settings run on top of
         the applied text; applying new text starts from the file&apos;s own policy.
       </p>
+      {setAside && (
+        <div className="set-aside" role="status">
+          <span>
+            Your unapplied edit of {setAside.from} was set aside when another scenario loaded ({setAside.text.length.toLocaleString('en-US')} characters).
+          </span>
+          <button type="button" onClick={() => controller.restoreSetAside()}>
+            Put it back in the editor
+          </button>
+          <button type="button" onClick={() => controller.discardSetAside()}>
+            Discard it
+          </button>
+        </div>
+      )}
       <div className="editor-field" ref={fieldRef}>
         <textarea
           ref={textareaRef}

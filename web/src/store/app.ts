@@ -122,6 +122,12 @@ export interface AppState {
   readonly presenter: boolean;
   /** The engine failed, has not answered for a long while, or was just restarted; undefined while all is well. */
   readonly engineTrouble: EngineTrouble | undefined;
+  /**
+   * Editor text that was never applied when another scenario loaded in its place:
+   * kept here until the user puts it back or discards it. `from` is the scenario it
+   * was an edit of.
+   */
+  readonly setAsideEdit: { readonly from: string; readonly text: string } | undefined;
 }
 
 /** What is wrong with the engine worker, as the banner above the panels says it. */
@@ -161,6 +167,7 @@ export const initialState: AppState = {
   shortcutsOpen: false,
   presenter: false,
   engineTrouble: undefined,
+  setAsideEdit: undefined,
   cpuSelection: undefined,
   theme: 'light',
 };

@@ -160,6 +160,10 @@ export interface Controller {
   restartEngine(): Promise<boolean>;
   /** Dismisses the engine's trouble note; a silent engine is given another `ENGINE_SILENCE_MS`. */
   dismissEngineTrouble(): void;
+  /** Puts the set-aside edit back in the editor (setting aside, in turn, an unapplied edit there). */
+  restoreSetAside(): void;
+  /** Forgets the set-aside edit. */
+  discardSetAside(): void;
   /** The whole trace as the kernel's `trace` file, in chunks to join: read in `FTRACE_CHUNK` records per engine call. */
   ftraceText(reasons: boolean): Promise<readonly string[]>;
   /** The run's summary as `schedlab run --json` prints it. */
@@ -175,6 +179,16 @@ export interface Controller {
   searchTrace(filter: LogFilter, before: number, count: number): Promise<readonly TraceLine[]>;
   /** The kept trace as Chrome trace-event JSON, for Perfetto. */
   perfettoJson(): Promise<string>;
+}
+
+/** Whether the editor holds text that differs from the applied file (and is not empty). */
+function unapplied(state: { readonly scenarioText: string; readonly fileText: string }): boolean {
+  return state.scenarioText.trim() !== '' && state.scenarioText !== state.fileText;
+}
+
+/** How the set-aside note names the scenario an edit was of. */
+function editedName(id: string): string {
+  return id === 'custom' ? 'the edited scenario' : id === 'log' ? "the log's scenario" : id;
 }
 
 /** The scenario text a run with these overrides loads (the file's own text when there are none). */
@@ -473,6 +487,8 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       // The run to keep when this one does not load (the engine keeps it too).
       const previous =
         before.status === 'ready' && before.loaded && (before.fileText !== '' || before.loaded.log) ? { id: before.scenarioId, view: before.timelineView } : undefined;
+      // Unapplied editor text is not lost when another scenario takes its place.
+      if (unapplied(before) && before.scenarioText !== text) store.set({ setAsideEdit: { from: editedName(before.scenarioId), text: before.scenarioText } });
       store.set({ status: 'loading', scenarioId: id, scenarioText: text, selection: undefined, inspection: NO_INSPECTION, timelineView: FOLLOW_VIEW });
       return engineCall(async () => {
         const result = await engine.load(runText(text, overrides) ?? text, id);
@@ -576,8 +592,8 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       }
       const editorText = before.scenarioText;
       const loaded = await controller.load(next.id, next.text, next.overrides);
-      // The editor keeps whatever the user had typed.
-      if (store.get().scenarioText !== editorText) store.set({ scenarioText: editorText });
+      // The editor keeps whatever the user had typed (nothing was set aside).
+      store.set({ scenarioText: editorText, setAsideEdit: before.setAsideEdit });
       engineTrouble({
         kind: 'restarted',
         message: log
@@ -587,6 +603,18 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
             : `${next.id} did not load again: see the problems in the Scenario JSON editor.`,
       });
       return loaded;
+    },
+    restoreSetAside() {
+      const state = store.get();
+      const aside = state.setAsideEdit;
+      if (!aside) return;
+      store.set({
+        scenarioText: aside.text,
+        setAsideEdit: unapplied(state) && state.scenarioText !== aside.text ? { from: editedName(state.scenarioId), text: state.scenarioText } : undefined,
+      });
+    },
+    discardSetAside() {
+      store.set({ setAsideEdit: undefined });
     },
     dismissEngineTrouble() {
       lastAnswer = Date.now();

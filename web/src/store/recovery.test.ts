@@ -204,3 +204,36 @@ describe('guardEngine', () => {
     expect(() => guarded.now()).toThrow('the WebAssembly core stopped: unreachable');
   });
 });
+
+describe('an unapplied edit', () => {
+  it('is set aside when another scenario loads in its place, and can be put back or discarded', async () => {
+    const { client } = engineWith(async () => testFrame({ events: 1, nowNs: 1 as SimTimeNs }));
+    const store = createAppStore();
+    const controller = createController(store, client);
+    await controller.load('teaching-small', '{"seed": 1}');
+    controller.editText('{"seed": 1, "mine": true}');
+    await controller.load('cgroup-weights', '{"seed": 2}');
+    expect(store.get().scenarioText).toBe('{"seed": 2}');
+    expect(store.get().setAsideEdit).toEqual({ from: 'teaching-small', text: '{"seed": 1, "mine": true}' });
+
+    // Put back while the editor holds an edit of its own: the two change places.
+    controller.editText('{"seed": 2, "other": 1}');
+    controller.restoreSetAside();
+    expect(store.get().scenarioText).toBe('{"seed": 1, "mine": true}');
+    expect(store.get().setAsideEdit).toEqual({ from: 'cgroup-weights', text: '{"seed": 2, "other": 1}' });
+    controller.discardSetAside();
+    expect(store.get().setAsideEdit).toBeUndefined();
+  });
+
+  it('is not set aside when the editor holds the applied text, or the text being applied', async () => {
+    const { client } = engineWith(async () => testFrame({ events: 1, nowNs: 1 as SimTimeNs }));
+    const store = createAppStore();
+    const controller = createController(store, client);
+    await controller.load('teaching-small', '{"seed": 1}');
+    await controller.load('cgroup-weights', '{"seed": 2}');
+    expect(store.get().setAsideEdit).toBeUndefined();
+    controller.editText('{"seed": 3}');
+    await controller.load('custom', '{"seed": 3}');
+    expect(store.get().setAsideEdit).toBeUndefined();
+  });
+});
