@@ -39,6 +39,16 @@ test('the event log filters by event, CPU and pid, and pages back through the wh
   await filter.getByRole('textbox', { name: 'CPU' }).fill('9');
   await expect(page.getByRole('region', { name: 'Event log' }).getByRole('alert')).toContainText('this machine has CPUs 0 to 7, not 9');
   await expect(filter.getByRole('textbox', { name: 'CPU' })).toHaveValue('9');
+
+  // A pid that matches nothing, then every field emptied: the newest events again.
+  await filter.getByRole('textbox', { name: 'CPU' }).fill('');
+  await filter.getByRole('textbox', { name: 'pid' }).fill('4242');
+  await waitIdle(page);
+  await expect(page.getByRole('region', { name: 'Event log' })).toContainText('No event matches the filter');
+  await filter.getByRole('textbox', { name: 'pid' }).fill('');
+  await filter.getByRole('combobox', { name: 'Event' }).selectOption('');
+  await expect(page.getByRole('region', { name: 'Event log' })).toContainText('The newest events.');
+  expect(await log.locator('li').count()).toBeGreaterThan(5);
 });
 
 test('the live log rewrites its rows in place as the run goes on, rather than rebuilding them', async ({ page }) => {

@@ -24,7 +24,12 @@ function moveFocus(event: KeyboardEvent<HTMLOListElement>) {
 }
 
 /** What the log shows: the newest records as they come, or a page of a search back through the whole run. */
-type Page = { readonly kind: 'live' } | { readonly kind: 'search'; readonly before: number; readonly lines: readonly TraceLine[]; readonly older: boolean };
+/** The records shown: the newest, or a page a search found (for the filter `key` names). */
+type Page = { readonly kind: 'live' } | { readonly kind: 'search'; readonly key: string; readonly before: number; readonly lines: readonly TraceLine[]; readonly older: boolean };
+
+function filterKey(filter: LogFilter): string {
+  return `${filter.event}|${filter.cpu ?? ''}|${filter.pid ?? ''}`;
+}
 
 /**
  * The trace records, newest first, each with the model's reason: the newest as
@@ -54,12 +59,13 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
     const id = ++request.current;
     const lines = await controller.searchTrace(wanted, before, SHOWN + 1);
     if (id !== request.current) return;
-    setPage({ kind: 'search', before, lines: lines.slice(0, SHOWN), older: lines.length > SHOWN });
+    setPage({ kind: 'search', key: filterKey(wanted), before, lines: lines.slice(0, SHOWN), older: lines.length > SHOWN });
   };
 
   // A filter searches from the newest record, again as the run goes on (not while it plays: once it stops).
-  const key = `${filter.event}|${filter.cpu ?? ''}|${filter.pid ?? ''}`;
-  const following = page.kind === 'live' || page.before >= traceTotal || page.before === Number.MAX_SAFE_INTEGER;
+  const key = filterKey(filter);
+  // A page found for another filter is not followed: a changed filter searches from the newest again.
+  const following = page.kind === 'live' || page.key !== key || page.before >= traceTotal || page.before === Number.MAX_SAFE_INTEGER;
   useEffect(() => {
     if (!filtered || !following || playing) return;
     void search(filter, traceTotal);
@@ -67,7 +73,9 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, filtered, traceTotal, playing]);
 
-  const live = !filtered && page.kind === 'live';
+  // A filter emptied (or left with only a field that cannot be read) shows the newest
+  // records again, not the last page found for the filter it was.
+  const live = !filtered && (page.kind === 'live' || page.key !== key);
   const shown = live ? trace.slice(-SHOWN).reverse() : page.kind === 'search' ? page.lines : [];
 
   return (
@@ -95,7 +103,7 @@ export function EventLog({ store, controller }: { store: AppStore; controller: C
         </label>
         <button
           type="button"
-          disabled={shown.length === 0 || (page.kind === 'search' && !page.older)}
+          disabled={shown.length === 0 || (!live && page.kind === 'search' && !page.older)}
           onClick={() => {
             const oldest = shown[shown.length - 1];
             if (oldest) void search(filter, oldest.index);
