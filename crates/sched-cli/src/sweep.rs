@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::{Scenario, Simulator};
 use sched_scenario::spread::spread;
 use sched_scenario::sweep::{
-    parse_seeds, parse_vary, point_count, point_scenario, Seeds, Vary, MAX_RUNS,
+    check_vary_list, parse_seeds, parse_vary, point_count, point_scenario, Seeds, Vary, MAX_RUNS,
 };
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -99,6 +99,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     if let Some(empty) = args.vary.iter().find(|flag| flag.values.is_empty()) {
         return Err(format!("error: --vary {} lists no value", empty.path));
     }
+    check_vary_list(&args.vary).map_err(|message| format!("error: --vary: {message}"))?;
     // The base is what `run --set ...` would run; a bad --set fails here, once.
     let (path, base) = crate::load(&args.scenario, None, &args.set)?;
     let name = crate::scenario_name(&path);

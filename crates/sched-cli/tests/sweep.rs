@@ -198,6 +198,22 @@ fn bad_vary_input_names_the_path_and_runs_nothing() {
         assert!(!ok, "{flag} {value}");
         assert!(stderr.contains(expected), "{flag} {value}: {stderr}");
     }
+
+    // A path varied twice would keep one of its lists: refused, before any run.
+    let (ok, stdout, stderr) = schedlab(&[
+        "sweep",
+        "teaching-small",
+        "--vary",
+        "kernel=4.6",
+        "--vary",
+        "kernel=6.5",
+    ]);
+    assert!(!ok);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("`kernel` is varied twice (`kernel=4.6` and `kernel=6.5`): give its values in one list, `kernel=4.6,6.5`"),
+        "{stderr}"
+    );
 }
 
 /// `run --json` of the point `workloads.0.worker_threads=5` with one seed.

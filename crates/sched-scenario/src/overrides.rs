@@ -23,6 +23,31 @@ pub fn apply_override(
     schema: &Value,
     assignment: &str,
 ) -> Result<(), String> {
+    apply_at_path(scenario, schema, assignment).map_err(|message| {
+        // A setting named as the Policy panel shows it (`shared_runq.mode`) lives
+        // under `policy`: say so when that path would take the value.
+        let root_unknown =
+            message.starts_with("unknown field") && message.contains(" in the scenario;");
+        if root_unknown && !assignment.trim_start().starts_with("policy.") {
+            let mut trial = scenario.clone();
+            let policy = format!("policy.{}", assignment.trim_start());
+            let known = match apply_at_path(&mut trial, schema, &policy) {
+                Ok(()) => true,
+                // The path is a field there; only the value is wrong.
+                Err(other) => !other.contains("unknown field") && !other.contains("has no field"),
+            };
+            if known {
+                let path = policy
+                    .split_once('=')
+                    .map_or(policy.as_str(), |(path, _)| path);
+                return format!("{message}; did you mean `{}`?", path.trim());
+            }
+        }
+        message
+    })
+}
+
+fn apply_at_path(scenario: &mut Value, schema: &Value, assignment: &str) -> Result<(), String> {
     let (path, raw) = assignment
         .split_once('=')
         .ok_or_else(|| format!("`{assignment}` is not PATH=VALUE"))?;
@@ -414,6 +439,28 @@ mod tests {
         let path = assignment.split_once('=').map_or("", |(path, _)| path);
         let pointer = format!("/{}", path.replace('.', "/"));
         Ok(value.pointer(&pointer).cloned().unwrap_or(Value::Null))
+    }
+
+    #[test]
+    fn a_policy_setting_named_without_policy_is_pointed_to_it() {
+        let message = set("turbo_pack.busy_threshold_pct=50").unwrap_err();
+        assert!(
+            message.starts_with("unknown field `turbo_pack` in the scenario; valid fields are: "),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("; did you mean `policy.turbo_pack.busy_threshold_pct`?"),
+            "{message}"
+        );
+        // The path is right there even when the value is not.
+        assert!(set("turbo_pack.busy_threshold_pct=abc")
+            .unwrap_err()
+            .ends_with("did you mean `policy.turbo_pack.busy_threshold_pct`?"));
+        // Not when it is no field under `policy` either.
+        assert!(!set("no_such.field=1").unwrap_err().contains("did you mean"));
+        assert!(!set("shared_runq.no_such=1")
+            .unwrap_err()
+            .contains("did you mean"));
     }
 
     #[test]

@@ -111,6 +111,49 @@ fn integer_range(text: &str) -> Result<std::ops::RangeInclusive<i64>, String> {
     Ok(low..=high)
 }
 
+/// A sweep's vary list as a whole: each path varied once, each value once in its
+/// list. A path varied twice would keep only one of its lists (the later one sets
+/// the field last), and a value listed twice would run the same point twice.
+pub fn check_vary_list(vary: &[Vary]) -> Result<(), String> {
+    for (position, flag) in vary.iter().enumerate() {
+        if let Some(earlier) = vary[..position]
+            .iter()
+            .find(|other| other.path == flag.path)
+        {
+            let together: Vec<&str> = earlier
+                .values
+                .iter()
+                .chain(&flag.values)
+                .map(|value| value.trim())
+                .collect();
+            return Err(format!(
+                "`{}` is varied twice (`{}={}` and `{}={}`): give its values in one list, `{}={}`",
+                flag.path,
+                earlier.path,
+                earlier.values.join(","),
+                flag.path,
+                flag.values.join(","),
+                flag.path,
+                together.join(",")
+            ));
+        }
+        for (at, value) in flag.values.iter().enumerate() {
+            if flag.values[..at]
+                .iter()
+                .any(|other| other.trim() == value.trim())
+            {
+                return Err(format!(
+                    "`{}={}` lists {} twice",
+                    flag.path,
+                    flag.values.join(","),
+                    value.trim()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn parse_seeds(text: &str) -> Result<Seeds, String> {
     let parse = |seed: &str| {
         seed.trim()
@@ -233,6 +276,30 @@ pub fn point_scenario(base: &Value, vary: &[Vary], index: u64) -> Result<PointSc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_varied_twice_or_a_value_listed_twice_is_refused() {
+        let twice = [
+            parse_vary("kernel=4.6").unwrap(),
+            parse_vary("kernel=6.5").unwrap(),
+        ];
+        assert_eq!(
+            check_vary_list(&twice).unwrap_err(),
+            "`kernel` is varied twice (`kernel=4.6` and `kernel=6.5`): give its values in one list, `kernel=4.6,6.5`"
+        );
+        let repeated = [
+            parse_vary("seed=1").unwrap(),
+            parse_vary("knobs.hz=100, 250,100").unwrap(),
+        ];
+        assert_eq!(
+            check_vary_list(&repeated).unwrap_err(),
+            "`knobs.hz=100, 250,100` lists 100 twice"
+        );
+        assert_eq!(
+            check_vary_list(&[parse_vary("a=1..3").unwrap(), parse_vary("b=1,2").unwrap()]),
+            Ok(())
+        );
+    }
 
     #[test]
     fn vary_reads_lists_and_ranges() {

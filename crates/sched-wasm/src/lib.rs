@@ -84,6 +84,7 @@ pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String
     if let Some(empty) = flags.iter().find(|flag| flag.values.is_empty()) {
         return Err(fail(format!("vary {} lists no value", empty.path)));
     }
+    sweep::check_vary_list(&flags).map_err(|message| fail(format!("vary: {message}")))?;
     let seeds = sweep::parse_seeds(seeds)
         .map_err(|message| fail(format!("seeds: {message}")))?
         .0;

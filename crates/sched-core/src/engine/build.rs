@@ -333,7 +333,11 @@ impl Simulator {
             retime_buffer: Vec::new(),
             waiters_scratch: Vec::new(),
             walk_pool: Vec::new(),
-            dist_fixed_ns: dists.dists.iter().map(|dist| dist.fixed_ns().unwrap_or(u64::MAX)).collect(),
+            dist_fixed_ns: dists
+                .dists
+                .iter()
+                .map(|dist| dist.fixed_ns().unwrap_or(u64::MAX))
+                .collect(),
             dists: dists.dists,
             channels,
             rqs: vec![CfsRq::default(); n_cpus],
