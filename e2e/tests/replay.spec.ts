@@ -166,7 +166,7 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   await replay.getByLabel('Open a log file').setInputFiles({ name: 'long-line.txt', mimeType: 'text/plain', buffer: long });
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByTestId('replay-playing')).toContainText('long-line.txt');
-  await expect(replay.getByTestId('replay-report')).toContainText('too_long 1 (first at line 1)');
+  await expect(replay.getByTestId('replay-report')).toContainText('lines too long to read 1 (line 1)');
   await expect(replay.getByTestId('replay-events')).toHaveText('sched_switch 1');
 
   // Text without a scheduler event: said, with what its lines were; the log that
@@ -176,7 +176,7 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   await box.fill(garbage);
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByRole('alert')).toContainText('pasted log: none of its 50 lines is a scheduler event');
-  await expect(replay.getByRole('alert')).toContainText('50 unrecognised (lines 1, 2, 3');
+  await expect(replay.getByRole('alert')).toContainText('50 lines that are not trace events (lines 1, 2, 3');
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
   await expect(page.getByTestId('log-source')).toContainText('long-line.txt');
   await expect(box).toHaveValue(garbage);

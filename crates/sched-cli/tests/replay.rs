@@ -168,7 +168,7 @@ fn garbage_is_a_clear_error_saying_what_its_lines_were() {
     assert!(
         stderr.contains("error: standard input: none of its")
             && stderr.contains("lines is a scheduler event")
-            && stderr.contains("unrecognised (lines 1, "),
+            && stderr.contains("lines that are not trace events (lines 1, "),
         "{stderr}"
     );
     let (ok, _, stderr) = schedlab(&["replay", "-"], Some(b""));

@@ -3,7 +3,8 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { LogProgress, LogReading } from '../engine/protocol';
 import { bundledScenarios } from '../engine/scenarios';
-import { latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayResult } from '../store/replay';
+import { latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, skippedText, type ReplayResult } from '../store/replay';
+import { cpuList } from '../store/inspector';
 import { parseScenarioValue, type JsonValue } from '../store/policy';
 import { formatBytes, formatCount, formatFixed } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -226,7 +227,8 @@ function ReplayReportView({
   const report = result.report;
   const events = Object.entries(report.events).filter(([, count]) => count > 0);
   const skipped = Object.entries(report.skipped);
-  const span = report.first_ts !== null && report.last_ts !== null ? report.last_ts - report.first_ts : 0;
+  // From the earliest event to the latest (a log's lines need not be in time order).
+  const span = report.span_ns / 1e9;
   const power = powerSummary(report);
   return (
     <div className="replay-report" data-testid="replay-report">
@@ -242,11 +244,13 @@ function ReplayReportView({
         <dd>
           {skipped.length === 0
             ? 'nothing'
-            : skipped.map(([reason, entry]) => `${reason} ${formatCount(entry.count)} (first at line ${entry.first_lines.join(', ')})`).join('; ')}
+            : skipped.map(([reason, entry]) => skippedText(reason, entry.count, entry.first_lines)).join('; ')}
         </dd>
         <dt>CPUs, tasks</dt>
         <dd>
-          {report.cpus.length} {report.cpus.length === 1 ? 'CPU' : 'CPUs'}, {Object.keys(report.tasks).length} {Object.keys(report.tasks).length === 1 ? 'task' : 'tasks'}, {span.toFixed(6)} s
+          {report.cpus.length} {report.cpus.length === 1 ? 'CPU' : 'CPUs'}
+          {report.cpus.length > 0 && ` (${cpuList(report.cpus)})`}, {Object.keys(report.tasks).length} {Object.keys(report.tasks).length === 1 ? 'task' : 'tasks'},{' '}
+          {formatFixed(span, 6)} s
         </dd>
         {report.lost_events > 0 && (
           <>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGzip, latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, type ReplayReport } from './replay';
+import { isGzip, latencyText, logVersusSimulation, noWorkloadText, powerSummary, presetsOf, skippedText, type ReplayReport } from './replay';
 
 const REPORT = {
   wakeup_latency_us: { p50: 50, p99: 90, max: 90 },
@@ -70,5 +70,14 @@ describe('the log\'s wakeup latency', () => {
       'p50 3.0 us, p99 41.3 us, max 90.0 us (1,200 wakeups, 1,100 measured)',
     );
     expect(latencyText({ wakeups: 2, wakeup_latency_us: { p50: 5, p99: 6, max: 6, samples: 2 } })).toBe('p50 5.0 us, p99 6.0 us, max 6.0 us (2 wakeups)');
+  });
+});
+
+describe('skippedText', () => {
+  it('names each kind of skipped line in words, with the lines it lists', () => {
+    expect(skippedText('bad_payload', 2, [5, 6])).toBe('scheduler events that could not be read (see the warnings) 2 (lines 5, 6)');
+    expect(skippedText('unrecognised', 11, [5, 6, 7, 8, 9])).toBe('lines that are not trace events 11 (first at lines 5, 6, 7, 8, 9)');
+    expect(skippedText('too_long', 1, [1])).toBe('lines too long to read 1 (line 1)');
+    expect(skippedText('some_new_reason', 3, [])).toBe('some new reason 3');
   });
 });

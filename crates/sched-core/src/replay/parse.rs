@@ -308,6 +308,29 @@ impl SkipReason {
     }
 }
 
+impl SkipReason {
+    /// The reason in words, for messages (`name` is the `--json` key).
+    pub fn label(self) -> &'static str {
+        match self {
+            SkipReason::Blank => "blank lines",
+            SkipReason::Header => "headers",
+            SkipReason::LostEvents => "lost-event notes",
+            SkipReason::BufferStarted => "buffer-start notes",
+            SkipReason::StackTrace => "stack traces",
+            SkipReason::FunctionTracer => "function-tracer lines",
+            SkipReason::Marker => "trace markers",
+            SkipReason::OtherEvent => "other events",
+            SkipReason::Markup => "HTML markup",
+            SkipReason::KernelLog => "kernel log lines",
+            SkipReason::Annotation => "annotations",
+            SkipReason::BadPayload => "scheduler events that could not be read",
+            SkipReason::Continuation => "continued lines",
+            SkipReason::TooLong => "lines too long to read",
+            SkipReason::Unrecognised => "lines that are not trace events",
+        }
+    }
+}
+
 /// How many lines were skipped for one reason, and the first few line numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkipCount {
@@ -397,7 +420,7 @@ impl ParseReport {
                 format!(
                     "{} {} ({at} {})",
                     skip.count,
-                    reason.name(),
+                    reason.label(),
                     lines.join(", ")
                 )
             })
@@ -1064,6 +1087,25 @@ impl Parser {
             Some(head) => self.event_line(head, line_no),
             None => {
                 let reason = classify_other(trimmed, dmesg);
+                // A scheduler event whose head (task-pid, [CPU], time) cannot be read
+                // says which part is wrong, as one whose fields cannot be read does.
+                if reason == SkipReason::Unrecognised {
+                    if let Some((kind, why)) = unreadable_head(trimmed) {
+                        if self
+                            .report
+                            .skipped
+                            .get(&SkipReason::BadPayload)
+                            .is_none_or(|skip| skip.count < FIRST_LINES_KEPT as u64)
+                        {
+                            self.warn(
+                                Some(line_no),
+                                format!("{} line skipped: {why}", kind.name()),
+                            );
+                        }
+                        self.skip(SkipReason::BadPayload);
+                        return;
+                    }
+                }
                 self.skip(reason);
             }
         }
@@ -1396,6 +1438,72 @@ fn continuation(raw: &str) -> Option<&str> {
             })
     });
     all_fields.then_some(text)
+}
+
+/// For a line that names a scheduler event (`... sched_switch: ...`) but whose
+/// head could not be read: the event, and which part of the head is wrong.
+fn unreadable_head(trimmed: &str) -> Option<(EventKind, String)> {
+    // The event name is the word before the first `: ` that names one.
+    let (before, kind) = trimmed.match_indices(": ").find_map(|(at, _)| {
+        let head = &trimmed[..at];
+        let name = head.rsplit(|c: char| c.is_whitespace()).next()?;
+        EventKind::from_name(name).map(|kind| (head[..head.len() - name.len()].trim_end(), kind))
+    })?;
+    // `before` ends with the time, after `[CPU]` and the flags: `comm-pid [001] d..2. 12.345678:`.
+    // Prose that mentions an event (no `[CPU]`, no digits before it) is not one.
+    let bracketed = before
+        .split_whitespace()
+        .any(|token| token.starts_with('[') && token.ends_with(']'));
+    let last_has_digit = before
+        .split_whitespace()
+        .last()
+        .is_some_and(|token| token.bytes().any(|b| b.is_ascii_digit()));
+    if !bracketed && !last_has_digit {
+        return None;
+    }
+    let time = before
+        .strip_suffix(':')
+        .unwrap_or(before)
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let why = if time.is_empty() {
+        "no time before the event name".to_string()
+    } else if time.starts_with('-') {
+        format!("its time `{time}` is negative")
+    } else if !time.bytes().all(|b| b.is_ascii_digit() || b == b'.') || !time.contains('.') {
+        format!("`{time}` is not a time in seconds (as 1234.567890)")
+    } else if time.split('.').next().is_some_and(|secs| secs.len() > 11) {
+        format!("its time `{time}` is out of range (more than 11 digits of seconds)")
+    } else if let Some(cpu) = before
+        .split_whitespace()
+        .find(|token| token.starts_with('[') && token.ends_with(']'))
+    {
+        let inner = &cpu[1..cpu.len() - 1];
+        if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+            format!("`{cpu}` is not a CPU number")
+        } else if inner
+            .parse::<u64>()
+            .map_or(true, |cpu| cpu >= u64::from(MAX_CPUS))
+        {
+            format!("CPU {inner} is beyond any machine (at most {MAX_CPUS} CPUs)")
+        } else {
+            format!(
+                "its head (`task-pid [CPU] flags time:`) could not be read: `{}`",
+                truncated(before, 80)
+            )
+        }
+    } else {
+        format!("its head has no `[CPU]`: `{}`", truncated(before, 80))
+    };
+    Some((kind, why))
+}
+
+fn truncated(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// What an unparsed line is, for the skip counts.
@@ -2369,6 +2477,56 @@ mod tests {
     }
 
     #[test]
+    fn an_event_line_whose_head_cannot_be_read_says_which_part() {
+        let line = |cpu: &str, time: &str| {
+            format!(
+                "  bash-42  [{cpu}] d..3.  {time}: sched_wakeup: comm=foo pid=43 prio=120 \
+                 target_cpu=002\n"
+            )
+        };
+        let text = [
+            line("001", "-1234.567900"),
+            line("-02", "1234.567900"),
+            line("99999", "1234.567900"),
+            line("001", "99999999999999999999.5"),
+            line("001", "1234.5679xx"),
+            "some text mentioning sched_switch: in passing\n".to_string(),
+        ]
+        .concat();
+        let parsed = parse(&text);
+        let warnings: Vec<(Option<u64>, &str)> = parsed
+            .report
+            .warnings
+            .iter()
+            .map(|warning| (warning.line, warning.message.as_str()))
+            .collect();
+        assert_eq!(
+            warnings,
+            vec![
+                (Some(1), "sched_wakeup line skipped: its time `-1234.567900` is negative"),
+                (Some(2), "sched_wakeup line skipped: `[-02]` is not a CPU number"),
+                (
+                    Some(3),
+                    "sched_wakeup line skipped: CPU 99999 is beyond any machine (at most 8192 CPUs)"
+                ),
+                (
+                    Some(4),
+                    "sched_wakeup line skipped: its time `99999999999999999999.5` is out of range \
+                     (more than 11 digits of seconds)"
+                ),
+                (
+                    Some(5),
+                    "sched_wakeup line skipped: `1234.5679xx` is not a time in seconds (as \
+                     1234.567890)"
+                ),
+            ]
+        );
+        assert_eq!(parsed.report.skipped[&SkipReason::BadPayload].count, 5);
+        // Prose that mentions an event is not taken for one.
+        assert_eq!(parsed.report.skipped[&SkipReason::Unrecognised].count, 1);
+    }
+
+    #[test]
     fn timestamps() {
         assert_eq!(
             parse_timestamp("230.784046"),
@@ -2438,7 +2596,10 @@ mod tests {
             .nothing_to_replay("pasted log")
             .expect("nothing to replay");
         assert!(why.starts_with("pasted log: none of its 3 lines"), "{why}");
-        assert!(why.contains("2 unrecognised (lines 1, 3)"), "{why}");
+        assert!(
+            why.contains("2 lines that are not trace events (lines 1, 3)"),
+            "{why}"
+        );
         assert_eq!(
             parse("").report.nothing_to_replay("x"),
             Some("x is empty: there is no ftrace line to replay".into())
