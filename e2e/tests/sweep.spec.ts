@@ -85,6 +85,15 @@ test('a sweep can be cancelled, and bad input is said with its line', async ({ p
   await sweep.getByRole('button', { name: 'Run sweep' }).click();
   await expect(sweep.getByRole('alert')).toContainText('point 0 (knobs.hz=5): knobs.hz: must be at least 100, got 5');
   await expect(sweep.getByTestId('sweep-plot')).toHaveCount(0);
+  // A path on two lines would keep only one of them.
+  await vary.fill('kernel=4.6\nkernel=6.5');
+  await sweep.getByRole('button', { name: 'Run sweep' }).click();
+  await expect(sweep.getByRole('alert')).toContainText('`kernel` is varied twice (`kernel=4.6` and `kernel=6.5`): give its values in one list, `kernel=4.6,6.5`');
+  // A Policy setting named as the Policy panel shows it is pointed to its path.
+  await vary.fill('turbo_pack.busy_threshold_pct=20,50');
+  await sweep.getByRole('button', { name: 'Run sweep' }).click();
+  await expect(sweep.getByRole('alert')).toContainText('did you mean `policy.turbo_pack.busy_threshold_pct`?');
+  await expect(sweep.getByTestId('sweep-plot')).toHaveCount(0);
 
   // A long sweep: cancelled part-way, nothing is plotted.
   await vary.fill('duration_ms=20000\nworkloads.0.worker_threads=1..8');
