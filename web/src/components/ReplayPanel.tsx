@@ -312,7 +312,12 @@ function ReplayReportView({
           <button type="button" onClick={onResimulate} disabled={!canResimulate}>
             Re-simulate
           </button>{' '}
-          <button type="button" onClick={onCompare} disabled={!running}>
+          <button
+            type="button"
+            onClick={onCompare}
+            disabled={!running}
+            title={running ? 'Run the re-simulation to its end and set the log beside it' : 'Press Re-simulate first: this sets the log beside its re-simulation'}
+          >
             Log against the simulation
           </button>
           <p className="muted">

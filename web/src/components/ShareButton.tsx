@@ -52,7 +52,16 @@ export function ShareButton({ store, compare }: { store: AppStore; compare?: Com
 
   return (
     <div className="share">
-      <button type="button" onClick={() => void makeLink()} disabled={fileText === ''} title="Copy a link that reopens this run: scenario, policy settings, seed, speed and time">
+      <button
+        type="button"
+        onClick={() => void makeLink()}
+        disabled={fileText === ''}
+        title={
+          fileText === ''
+            ? 'A replayed log cannot be shared as a link (its file stays on this computer): Re-simulate it in the Replay panel, then share the scenario'
+            : 'Copy a link that reopens this run: scenario, policy settings, seed, speed and time'
+        }
+      >
         Share link
       </button>
       {share.kind === 'copied' && (
