@@ -120,4 +120,11 @@ test('a corrupt or outdated link says what was wrong and where, and opens the de
   await expect(unknown.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
   await outdated.context().close();
   await unknown.context().close();
+
+  // A hash with no schedlab state in it restores nothing, and does not say the rest was.
+  const garbage = await openFresh(browser, `${baseURL}/#garbage`);
+  const garbageNotice = garbage.getByRole('alert', { name: 'Restore problems' });
+  await expect(garbageNotice).toContainText('link: holds no schedlab state');
+  await expect(garbageNotice).not.toContainText('Everything else was restored');
+  await garbage.context().close();
 });

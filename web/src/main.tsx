@@ -153,7 +153,9 @@ async function open(plan: StartupPlan): Promise<void> {
   else compare.stop();
   const bProblems = compare.state.get().problems;
   const all = [...plan.problems, ...problems, ...bProblems];
-  controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all } : undefined);
+  // A link with no schedlab state in it restored nothing: the banner does not say the rest was.
+  const nothingRead = all.some((problem) => problem.path === 'link');
+  controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all, restDone: !nothingRead } : undefined);
 }
 
 /** The link's state, read once; the hash is then cleared, so a reload keeps the user's later changes. */

@@ -155,6 +155,9 @@ pub fn check_vary_list(vary: &[Vary]) -> Result<(), String> {
 }
 
 pub fn parse_seeds(text: &str) -> Result<Seeds, String> {
+    if text.trim().is_empty() {
+        return Err("no seed is given: write a list (1,2,3) or a range (1..5)".into());
+    }
     let parse = |seed: &str| {
         seed.trim()
             .parse::<u64>()

@@ -29,7 +29,7 @@ export function NoticeBanner({ store, controller }: { store: AppStore; controlle
           </li>
         ))}
       </ul>
-      <p className="notice-hint muted">Everything else was restored as it was.</p>
+      {notice.restDone !== false && <p className="notice-hint muted">Everything else was restored as it was.</p>}
     </section>
   );
 }

@@ -295,7 +295,7 @@ function SweepResultView({
         <svg ref={svgRef} role="img" aria-label={description} data-testid="sweep-plot" height={SWEEP_PLOT.height} />
       </div>
       <p className="muted sweep-command">
-        {result.points.length} points × {result.seeds.length} seeds. The same sweep on the command line: <code>{finished.command}</code>
+        {result.points.length} {result.points.length === 1 ? 'point' : 'points'} × {result.seeds.length} {result.seeds.length === 1 ? 'seed' : 'seeds'}. The same sweep on the command line: <code>{finished.command}</code>
       </p>
     </figure>
   );

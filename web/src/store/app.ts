@@ -17,6 +17,8 @@ export type Status = 'starting' | 'loading' | 'ready' | 'error';
 export interface Notice {
   readonly title: string;
   readonly problems: readonly ScenarioProblem[];
+  /** Whether the rest of what was asked for was restored (the banner says so); true when absent. */
+  readonly restDone?: boolean;
 }
 
 /** Playback speeds: simulated time per real time. */

@@ -161,6 +161,13 @@ describe('share links', () => {
     expect(decoded.state.playhead).toEqual({ timeNs: 100, events: undefined });
   });
 
+  it('says an empty value is nothing, not an empty quote (a link cut off after `=`)', async () => {
+    const decoded = await decodeShareHash('#scenario=teaching-small&t=100&e=', context);
+    expect(decoded.problems).toEqual([{ path: 'e', message: 'expected a whole number of events at least 0, got nothing; ran to time t only' }]);
+    const seed = await decodeShareHash('#scenario=teaching-small&seed=x', context);
+    expect(seed.problems[0]?.message).toBe("expected a whole number at least 0, got `x`; used the scenario's own seed");
+  });
+
   it('reports a hash that is not a share link', async () => {
     const decoded = await decodeShareHash('#section-3', context);
     expect(decoded.hasState).toBe(true);

@@ -21,6 +21,12 @@ import { parseControlInput, parseScenarioValue, settingText, type PolicyControl,
 import { MAX_SPAN_NS, MIN_SPAN_NS, type TimelineView } from './timeline';
 
 /** The link format this app writes; a link with a higher `v` was made by a newer app. */
+
+/** A link's value as a message shows it: in backticks, or "nothing" when it is empty. */
+function given(text: string): string {
+  return text === '' ? 'nothing' : `\`${text}\``;
+}
+
 export const SHARE_FORMAT = 1;
 
 /** Where a run comes from: a scenario shipped with the app, or text the user applied. */
@@ -201,10 +207,10 @@ export function readView(text: string): { readonly view: TimelineView } | { read
   const [start = '', span = ''] = text.split(':');
   const spanNs = span === '' ? undefined : Number(span);
   if (spanNs !== undefined && (!/^\d+$/.test(span) || spanNs < MIN_SPAN_NS || spanNs > MAX_SPAN_NS)) {
-    return { problem: `the window's width must be whole nanoseconds from ${MIN_SPAN_NS} to ${MAX_SPAN_NS}, got \`${span}\`` };
+    return { problem: `the window's width must be whole nanoseconds from ${MIN_SPAN_NS} to ${MAX_SPAN_NS}, got ${given(span)}` };
   }
   if (start === 'follow') return { view: { follow: true, startNs: 0, spanNs } };
-  if (!/^\d+$/.test(start) || !text.includes(':')) return { problem: `expected START_NS:SPAN_NS or follow:SPAN_NS, got \`${text}\`` };
+  if (!/^\d+$/.test(start) || !text.includes(':')) return { problem: `expected START_NS:SPAN_NS or follow:SPAN_NS, got ${given(text)}` };
   return { view: { follow: false, startNs: Number(start), spanNs } };
 }
 
@@ -317,7 +323,7 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
   const seedText = params.get('seed');
   if (seedText !== null) {
     seed = wholeNumber(seedText);
-    if (seed === undefined) problems.push({ path: 'seed', message: `expected a whole number at least 0, got \`${seedText}\`; used the scenario's own seed` });
+    if (seed === undefined) problems.push({ path: 'seed', message: `expected a whole number at least 0, got ${given(seedText)}; used the scenario's own seed` });
   }
 
   let playhead: Playhead | undefined;
@@ -325,7 +331,7 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
   if (timeText !== null) {
     const time = Number(timeText);
     if (timeText.trim() === '' || !Number.isFinite(time)) {
-      problems.push({ path: 't', message: `expected a time in nanoseconds, got \`${timeText}\`; started at 0` });
+      problems.push({ path: 't', message: `expected a time in nanoseconds, got ${given(timeText)}; started at 0` });
     } else if (time < 0) {
       problems.push({ path: 't', message: `the time must be at least 0 ns, got ${timeText}; started at 0` });
     } else {
@@ -333,7 +339,7 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
       const eventsText = params.get('e');
       if (eventsText !== null) {
         events = wholeNumber(eventsText);
-        if (events === undefined) problems.push({ path: 'e', message: `expected a whole number of events at least 0, got \`${eventsText}\`; ran to time t only` });
+        if (events === undefined) problems.push({ path: 'e', message: `expected a whole number of events at least 0, got ${given(eventsText)}; ran to time t only` });
       }
       playhead = { timeNs: simTimeNs(Math.round(time)), events };
     }
@@ -348,7 +354,7 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
     problems.push(...readB.problems);
     compare = readB.overrides;
   } else if (cmp !== null) {
-    problems.push({ path: 'cmp', message: `expected 1 (compare mode), got \`${cmp}\`; opened without compare mode` });
+    problems.push({ path: 'cmp', message: `expected 1 (compare mode), got ${given(cmp)}; opened without compare mode` });
   } else if (params.has('bset')) {
     problems.push({ path: 'bset', message: 'run B settings without `cmp=1`; opened without compare mode' });
   }
