@@ -338,6 +338,10 @@ mod tests {
             .unwrap_err()
             .contains("`x` is not a seed"));
         assert!(parse_seeds("1,2,1").unwrap_err().contains("listed twice"));
+        assert_eq!(
+            parse_seeds("  ").unwrap_err(),
+            "no seed is given: write a list (1,2,3) or a range (1..5)"
+        );
     }
 
     #[test]
