@@ -4,7 +4,7 @@ import { createController } from './controller';
 import type { EngineClient } from '../engine/client';
 import type { Decision, ExplainResult, Frame, TraceLine } from '../engine/protocol';
 import { cpuId, type SimTimeNs } from '../base/types';
-import { testFrame } from './testFrames';
+import { testFrame, testLoaded } from './testFrames';
 
 function frame(events: number, finished = false, newTrace: TraceLine[] = []): Frame {
   return testFrame({ events, nowNs: (events * 1000) as SimTimeNs, finished, newTrace, traceTotal: newTrace.length });
@@ -42,15 +42,7 @@ function fakeEngine(overrides: Partial<Record<'load' | 'step' | 'advance' | 'exp
   return {
     load: vi.fn(async () => ({
       ok: true,
-      loaded: {
-        machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] },
-        tasks: [],
-        workloads: [],
-        endNs: 1e9,
-        shards: [],
-        power: { enabled: false },
-        cgroups: [],
-      },
+      loaded: testLoaded(),
       frame: frame(0),
     })),
     step: vi.fn(async () => frame(++events)),
@@ -295,15 +287,7 @@ describe('the timeline', () => {
   const cpu = { core: 0, llc: 0, node: 0, socket: 0, thread: 0 };
   const loadTwoCpus = vi.fn(async () => ({
     ok: true,
-    loaded: {
-      machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [cpu, { ...cpu, thread: 1 }] },
-      tasks: [],
-      workloads: [],
-      endNs: 1e9,
-      shards: [],
-      power: { enabled: false },
-      cgroups: [],
-    },
+    loaded: testLoaded({ machine: { ...testLoaded().machine, cpus: [cpu, { ...cpu, thread: 1 }] } }),
     frame: frame(0),
   }));
 

@@ -4,17 +4,9 @@ import { createController, ENGINE_SILENCE_MS } from './controller';
 import type { EngineClient, EngineLifecycle } from '../engine/client';
 import { ENGINE_FAILURE, guardEngine, isEngineFailure } from '../engine/failure';
 import type { SimTimeNs } from '../base/types';
-import { testFrame } from './testFrames';
+import { testFrame, testLoaded } from './testFrames';
 
-const loaded = {
-  machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 1, frequency_mhz: 1, cpus: [] },
-  tasks: [],
-  workloads: [],
-  endNs: 1e9,
-  shards: [],
-  power: { enabled: false },
-  cgroups: [],
-};
+const loaded = testLoaded();
 
 function engineWith(step: () => Promise<unknown>) {
   const load = vi.fn<(text: string, name: string) => Promise<unknown>>(async () => ({ ok: true, loaded, frame: testFrame({ events: 0, nowNs: 0 as SimTimeNs }) }));

@@ -1,5 +1,5 @@
 /** A frame for store tests: two idle CPUs, nothing traced, the fields given on top. */
-import type { Frame } from '../engine/protocol';
+import type { Frame, LoadedScenario } from '../engine/protocol';
 import type { SimTimeNs } from '../base/types';
 
 export function testFrame(fields: Partial<Frame> & { readonly events: number; readonly nowNs: SimTimeNs }): Frame {
@@ -29,4 +29,18 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     behind: false,
     ...fields,
   };
+}
+
+/** A loaded scenario for store tests: a one-core SMT2 machine (no CPUs listed unless given), nothing else, the fields given on top. */
+export function testLoaded(fields: Partial<LoadedScenario> = {}): LoadedScenario {
+  return {
+    machine: { name: 'm', sockets: 1, llcs: 1, cores: 1, nodes: 1, threads_per_core: 2, frequency_mhz: 2000, cpus: [] },
+    tasks: [],
+    workloads: [],
+    endNs: 1e9,
+    shards: [],
+    power: { enabled: false },
+    cgroups: [],
+    ...fields,
+  } as LoadedScenario;
 }

@@ -2426,6 +2426,16 @@ fn comm_pid_prio(text: &str) -> Option<(&str, u32, i32, &str)> {
 mod tests {
     use super::*;
 
+    /// A parse's warnings as (line, message) pairs.
+    fn line_warnings(parsed: &ParsedTrace) -> Vec<(Option<u64>, &str)> {
+        parsed
+            .report
+            .warnings
+            .iter()
+            .map(|warning| (warning.line, warning.message.as_str()))
+            .collect()
+    }
+
     #[test]
     fn an_unreadable_event_line_says_which_field_is_wrong() {
         let good =
@@ -2437,12 +2447,7 @@ mod tests {
         let cut =
             "  bash-1234  [001] d..2.   100.000300: sched_switch: prev_comm=bash prev_pid=1234\n";
         let parsed = parse(&format!("{good}{bad_pid}{cut}junk\n"));
-        let warnings: Vec<(Option<u64>, &str)> = parsed
-            .report
-            .warnings
-            .iter()
-            .map(|warning| (warning.line, warning.message.as_str()))
-            .collect();
+        let warnings = line_warnings(&parsed);
         assert_eq!(
             warnings,
             vec![
@@ -2494,12 +2499,7 @@ mod tests {
         ]
         .concat();
         let parsed = parse(&text);
-        let warnings: Vec<(Option<u64>, &str)> = parsed
-            .report
-            .warnings
-            .iter()
-            .map(|warning| (warning.line, warning.message.as_str()))
-            .collect();
+        let warnings = line_warnings(&parsed);
         assert_eq!(
             warnings,
             vec![
