@@ -96,7 +96,7 @@ pub fn report_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
         .map(|(reason, count)| {
             (
                 reason.name().to_string(),
-                json!({"count": count.count, "first_lines": count.first_lines}),
+                json!({"count": count.count, "first_lines": count.first_lines, "label": reason.label()}),
             )
         })
         .collect();

@@ -244,7 +244,7 @@ function ReplayReportView({
         <dd>
           {skipped.length === 0
             ? 'nothing'
-            : skipped.map(([reason, entry]) => skippedText(reason, entry.count, entry.first_lines)).join('; ')}
+            : skipped.map(([reason, entry]) => skippedText(reason, entry)).join('; ')}
         </dd>
         <dt>CPUs, tasks</dt>
         <dd>

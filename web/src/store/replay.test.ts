@@ -74,10 +74,15 @@ describe('the log\'s wakeup latency', () => {
 });
 
 describe('skippedText', () => {
-  it('names each kind of skipped line in words, with the lines it lists', () => {
-    expect(skippedText('bad_payload', 2, [5, 6])).toBe('scheduler events that could not be read (see the warnings) 2 (lines 5, 6)');
-    expect(skippedText('unrecognised', 11, [5, 6, 7, 8, 9])).toBe('lines that are not trace events 11 (first at lines 5, 6, 7, 8, 9)');
-    expect(skippedText('too_long', 1, [1])).toBe('lines too long to read 1 (line 1)');
-    expect(skippedText('some_new_reason', 3, [])).toBe('some new reason 3');
+  it('names each kind of skipped line in the core\'s words, with the lines it lists', () => {
+    expect(skippedText('bad_payload', { count: 2, first_lines: [5, 6], label: 'scheduler events that could not be read' })).toBe(
+      'scheduler events that could not be read (see the warnings) 2 (lines 5, 6)',
+    );
+    expect(skippedText('unrecognised', { count: 11, first_lines: [5, 6, 7, 8, 9], label: 'lines that are not trace events' })).toBe(
+      'lines that are not trace events 11 (first at lines 5, 6, 7, 8, 9)',
+    );
+    expect(skippedText('too_long', { count: 1, first_lines: [1], label: 'lines too long to read' })).toBe('lines too long to read 1 (line 1)');
+    // A report from before the labels: the key in words.
+    expect(skippedText('some_new_reason', { count: 3, first_lines: [] })).toBe('some new reason 3');
   });
 });

@@ -8,36 +8,26 @@ import type { JsonValue } from './policy';
 import { valueAtPath } from './policy';
 import { formatCount, formatFixed } from '../base/format';
 
-/** What each kind of skipped line is, in words (the report's keys are `schedlab replay --json`'s). */
-const SKIP_LABELS: Readonly<Record<string, string>> = {
-  blank: 'blank lines',
-  header: 'headers',
-  lost_events: 'lost-event notes',
-  buffer_started: 'buffer-start notes',
-  stack_trace: 'stack traces',
-  function_tracer: 'function-tracer lines',
-  marker: 'trace markers',
-  other_event: 'other events',
-  markup: 'HTML markup',
-  kernel_log: 'kernel log lines',
-  annotation: 'annotations',
-  bad_payload: 'scheduler events that could not be read (see the warnings)',
-  continuation: 'continued lines',
-  too_long: 'lines too long to read',
-  unrecognised: 'lines that are not trace events',
-};
-
-/** One kind of skipped line for the parse report: `headers 3 (lines 1, 2, 3)`. */
-export function skippedText(reason: string, count: number, firstLines: readonly number[]): string {
+export function skippedText(reason: string, skip: SkipCount): string {
+  const { count, first_lines: firstLines } = skip;
   const at = firstLines.length === 0 ? '' : ` (${firstLines.length === 1 ? 'line' : count > firstLines.length ? 'first at lines' : 'lines'} ${firstLines.join(', ')})`;
-  return `${SKIP_LABELS[reason] ?? reason.replaceAll('_', ' ')} ${formatCount(count)}${at}`;
+  // The unreadable ones each have a warning below the report.
+  const see = reason === 'bad_payload' ? ' (see the warnings)' : '';
+  return `${skip.label ?? reason.replaceAll('_', ' ')}${see} ${formatCount(count)}${at}`;
+}
+
+/** Lines skipped for one reason: how many, the first few, and the reason in words (absent from older reports). */
+export interface SkipCount {
+  readonly count: number;
+  readonly first_lines: readonly number[];
+  readonly label?: string;
 }
 
 export interface ReplayReport {
   readonly format: string;
   readonly lines: number;
   readonly events: Readonly<Record<string, number>>;
-  readonly skipped: Readonly<Record<string, { readonly count: number; readonly first_lines: readonly number[] }>>;
+  readonly skipped: Readonly<Record<string, SkipCount>>;
   readonly warnings: readonly { readonly line: number; readonly message: string }[];
   readonly lost_events: number;
   readonly cpus: readonly number[];

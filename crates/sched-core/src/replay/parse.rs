@@ -306,9 +306,7 @@ impl SkipReason {
             SkipReason::Unrecognised => "unrecognised",
         }
     }
-}
 
-impl SkipReason {
     /// The reason in words, for messages (`name` is the `--json` key).
     pub fn label(self) -> &'static str {
         match self {
@@ -1091,18 +1089,7 @@ impl Parser {
                 // says which part is wrong, as one whose fields cannot be read does.
                 if reason == SkipReason::Unrecognised {
                     if let Some((kind, why)) = unreadable_head(trimmed) {
-                        if self
-                            .report
-                            .skipped
-                            .get(&SkipReason::BadPayload)
-                            .is_none_or(|skip| skip.count < FIRST_LINES_KEPT as u64)
-                        {
-                            self.warn(
-                                Some(line_no),
-                                format!("{} line skipped: {why}", kind.name()),
-                            );
-                        }
-                        self.skip(SkipReason::BadPayload);
+                        self.skip_unreadable(line_no, kind, || why);
                         return;
                     }
                 }
@@ -1235,6 +1222,23 @@ impl Parser {
         self.note_cpu(head.cpu);
     }
 
+    /// A scheduler event line that cannot be read: the first few say what is wrong
+    /// with them; the rest are counted.
+    fn skip_unreadable(&mut self, line_no: u64, kind: EventKind, why: impl FnOnce() -> String) {
+        if self
+            .report
+            .skipped
+            .get(&SkipReason::BadPayload)
+            .is_none_or(|skip| skip.count < FIRST_LINES_KEPT as u64)
+        {
+            self.warn(
+                Some(line_no),
+                format!("{} line skipped: {}", kind.name(), why()),
+            );
+        }
+        self.skip(SkipReason::BadPayload);
+    }
+
     fn event_line(&mut self, head: Head<'_>, line_no: u64) {
         // The line's own task names it from here on (the payload's names are read
         // against the table), even when the payload cannot be read.
@@ -1254,20 +1258,7 @@ impl Parser {
         let (data, form) = match parse_payload(kind, head.payload, &self.tasks) {
             Payload::Event(data, form) => (data, form),
             Payload::Bad => {
-                // The first few say what is wrong; the rest are counted.
-                if self
-                    .report
-                    .skipped
-                    .get(&SkipReason::BadPayload)
-                    .is_none_or(|skip| skip.count < FIRST_LINES_KEPT as u64)
-                {
-                    let why = unreadable_payload(kind, head.payload);
-                    self.warn(
-                        Some(line_no),
-                        format!("{} line skipped: {why}", kind.name()),
-                    );
-                }
-                self.skip(SkipReason::BadPayload);
+                self.skip_unreadable(line_no, kind, || unreadable_payload(kind, head.payload));
                 return;
             }
         };
@@ -1451,14 +1442,14 @@ fn unreadable_head(trimmed: &str) -> Option<(EventKind, String)> {
     })?;
     // `before` ends with the time, after `[CPU]` and the flags: `comm-pid [001] d..2. 12.345678:`.
     // Prose that mentions an event (no `[CPU]`, no digits before it) is not one.
-    let bracketed = before
+    let cpu_token = before
         .split_whitespace()
-        .any(|token| token.starts_with('[') && token.ends_with(']'));
+        .find(|token| token.starts_with('[') && token.ends_with(']'));
     let last_has_digit = before
         .split_whitespace()
         .last()
         .is_some_and(|token| token.bytes().any(|b| b.is_ascii_digit()));
-    if !bracketed && !last_has_digit {
+    if cpu_token.is_none() && !last_has_digit {
         return None;
     }
     let time = before
@@ -1475,10 +1466,7 @@ fn unreadable_head(trimmed: &str) -> Option<(EventKind, String)> {
         format!("`{time}` is not a time in seconds (as 1234.567890)")
     } else if time.split('.').next().is_some_and(|secs| secs.len() > 11) {
         format!("its time `{time}` is out of range (more than 11 digits of seconds)")
-    } else if let Some(cpu) = before
-        .split_whitespace()
-        .find(|token| token.starts_with('[') && token.ends_with(']'))
-    {
+    } else if let Some(cpu) = cpu_token {
         let inner = &cpu[1..cpu.len() - 1];
         if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
             format!("`{cpu}` is not a CPU number")
