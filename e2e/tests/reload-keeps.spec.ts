@@ -54,3 +54,34 @@ test('the scenario, the policy overrides and the speed are kept; a share link wi
   await waitIdle(page);
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
 });
+
+test('a pasted log, the sweep\'s fields and a set-aside edit are kept across a reload', async ({ page }) => {
+  await openApp(page);
+  const log = '          <idle>-0     [001] d..2.   100.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=11 next_prio=120\n';
+  const replay = page.getByRole('region', { name: 'Replay' });
+  await replay.getByRole('textbox', { name: 'Paste ftrace log' }).fill(log);
+  const sweep = page.getByRole('region', { name: 'Sweep' });
+  await sweep.getByRole('textbox', { name: 'Vary' }).fill('kernel=5.18,6.5');
+  await sweep.getByRole('textbox', { name: 'Seeds' }).fill('3..4');
+  const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
+  const edited = (await editor.inputValue()).replace('"seed": 42', '"seed": 43');
+  await editor.fill(edited);
+  await chooseScenario(page, 'cgroup-weights');
+
+  await page.reload();
+  await waitIdle(page);
+  await expect(replay.getByRole('textbox', { name: 'Paste ftrace log' })).toHaveValue(log);
+  await expect(sweep.getByRole('textbox', { name: 'Vary' })).toHaveValue('kernel=5.18,6.5');
+  await expect(sweep.getByRole('textbox', { name: 'Seeds' })).toHaveValue('3..4');
+  const note = page.getByRole('status').filter({ hasText: 'Your unapplied edit of teaching-small was set aside' });
+  await note.getByRole('button', { name: 'Put it back in the editor' }).click();
+  await expect(editor).toHaveValue(edited);
+
+  // Suggested puts back the scenario's own sweep, and a reload keeps that choice too.
+  await sweep.getByRole('button', { name: 'Suggested' }).click();
+  const suggested = await sweep.getByRole('textbox', { name: 'Vary' }).inputValue();
+  expect(suggested).not.toBe('kernel=5.18,6.5');
+  await page.reload();
+  await waitIdle(page);
+  await expect(sweep.getByRole('textbox', { name: 'Vary' })).toHaveValue(suggested);
+});

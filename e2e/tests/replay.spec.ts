@@ -146,8 +146,19 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   const box = replay.getByRole('textbox', { name: 'Paste ftrace log' });
   await box.fill('what I typed stays');
   const log = await readFile(`${FIXTURES}/trace_cmd.txt`);
+  // A file dropped on the box is named beside the picker (the browser's own input would read "No file chosen").
+  await expect(replay.getByTestId('replay-file-name')).toHaveText('none chosen');
+  const dataTransfer = await page.evaluateHandle((text) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'dropped.txt', { type: 'text/plain' }));
+    return transfer;
+  }, log.toString());
+  await box.dispatchEvent('drop', { dataTransfer });
+  await expect(replay.getByTestId('replay-file-name')).toHaveText('dropped.txt');
+  await expect(replay.getByTestId('replay-file')).toContainText('dropped.txt');
   await replay.getByLabel('Open a log file').setInputFiles({ name: 'trace.txt.gz', mimeType: 'application/gzip', buffer: gzipSync(log) });
   await expect(replay.getByTestId('replay-file')).toContainText('trace.txt.gz');
+  await expect(replay.getByTestId('replay-file-name')).toHaveText('trace.txt.gz');
   await expect(box).toHaveValue('what I typed stays');
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByTestId('replay-events')).toContainText('sched_switch');

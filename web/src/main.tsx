@@ -9,7 +9,7 @@ import { createRunFigures } from './store/runFigures';
 import { createCompareSession } from './store/compareSession';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
-import { keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
+import { keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, type DraftFields, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
 import type { DrawStats } from './render/timeline';
 import type { PolicyOverrides } from './store/policy';
 import './styles.css';
@@ -183,13 +183,27 @@ function keepSession(storage: KeepStorage) {
   store.subscribe(save);
   compare.state.subscribe(save);
   save();
+  // The panels' drafts (a pasted log, the sweep's fields, a set-aside edit), under their own key.
+  let lastDrafts: DraftFields | undefined;
+  const saveTyped = () => {
+    const { drafts, setAsideEdit } = store.get();
+    if (lastDrafts?.drafts === drafts && lastDrafts.setAsideEdit === setAsideEdit) return;
+    lastDrafts = { drafts, setAsideEdit };
+    saveDrafts(storage, lastDrafts);
+  };
+  store.subscribe(saveTyped);
+  saveTyped();
 }
 
 async function start() {
   const storage = keepStorage();
   const link = await linkInAddress();
   const kept = link?.hasState || !storage ? undefined : loadSession(storage, SHARE_CONTEXT);
+  // What was typed in the panels comes back whatever opens (a link too).
+  const typed = storage ? loadDrafts(storage) : undefined;
+  if (typed) store.set({ drafts: typed.drafts });
   await open(startupPlan(link, kept, SHARE_CONTEXT));
+  if (typed?.setAsideEdit) store.set({ setAsideEdit: typed.setAsideEdit });
   // Kept from here on: what the start-up itself loaded is not a change of the user's.
   if (storage) keepSession(storage);
   // A share link pasted into this tab's address bar changes only the hash.

@@ -9,6 +9,7 @@ import { parseScenarioValue, type JsonValue } from '../store/policy';
 import { formatBytes, formatCount, formatFixed } from '../base/format';
 import { simTimeNs } from '../base/types';
 import { useAppState } from './useStore';
+import { KEEP_TEXT_MAX, tooLongToKeep } from '../store/keep';
 
 type Status =
   | { readonly kind: 'idle' }
@@ -34,7 +35,9 @@ function percent(progress: LogProgress): number {
  * any policy, and sets the log against the simulation.
  */
 export function ReplayPanel({ store, controller }: { store: AppStore; controller: Controller }) {
-  const [text, setText] = useState('');
+  // The pasted log lives in the store's drafts, so a reload keeps it (up to KEEP_TEXT_MAX).
+  const text = useAppState(store, (s) => s.drafts.replayText);
+  const setText = (replayText: string) => store.set({ drafts: { ...store.get().drafts, replayText } });
   /** A chosen or dropped file: Replay reads it (not the box) until the box is typed in or the file is cleared. */
   const [file, setFile] = useState<File | undefined>();
   const [preset, setPreset] = useState('');
@@ -118,6 +121,12 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
         onDragOver={(event) => event.preventDefault()}
         onDrop={onDrop}
       />
+      {!file && tooLongToKeep(text) && (
+        <p className="muted" data-testid="replay-not-kept">
+          This pasted log ({formatBytes(text.length)}) is longer than the {formatBytes(KEEP_TEXT_MAX)} a reload keeps: save it to a file and open that, or keep this
+          page open.
+        </p>
+      )}
       {file && (
         <p className="replay-file" data-testid="replay-file">
           Replay reads <strong>{file.name}</strong> ({formatBytes(file.size)}), not the box.{' '}
@@ -129,15 +138,25 @@ export function ReplayPanel({ store, controller }: { store: AppStore; controller
       <div className="replay-actions">
         <label className="field">
           <span>Open a log file</span>
-          <input
-            type="file"
-            aria-label="Open a log file"
-            onChange={(event) => {
-              const chosen = event.target.files?.[0];
-              if (chosen) choose(chosen);
-              event.target.value = '';
-            }}
-          />
+          {/* The browser's own input would read "No file chosen" after a drop: its button is drawn here, with the file Replay will read. */}
+          <span className="file-pick">
+            <input
+              type="file"
+              className="sr-only"
+              aria-label="Open a log file"
+              onChange={(event) => {
+                const chosen = event.target.files?.[0];
+                if (chosen) choose(chosen);
+                event.target.value = '';
+              }}
+            />
+            <span className="file-button" aria-hidden="true">
+              Choose a file…
+            </span>
+            <span className="muted" data-testid="replay-file-name">
+              {file ? file.name : 'none chosen'}
+            </span>
+          </span>
         </label>
         <label className="field">
           <span>Machine</span>

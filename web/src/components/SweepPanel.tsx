@@ -50,7 +50,9 @@ export function SweepPanel({ store, runner }: { store: AppStore; runner: SweepRu
   const status = useAppState(store, (s) => s.status);
   const suggestion = useMemo(() => suggestedSweep(scenarioId), [scenarioId]);
   // What the user typed; until then, the scenario's suggested sweep (a new scenario brings its own).
-  const [typed, setTyped] = useState<SweepForm | undefined>();
+  // Kept in the store's drafts, so a reload keeps it.
+  const typed = useAppState(store, (s) => s.drafts.sweep);
+  const setTyped = (sweep: SweepForm | undefined) => store.set({ drafts: { ...store.get().drafts, sweep } });
   const form = typed ?? suggestion.form;
   const [run, setRun] = useState<Status>({ kind: 'idle' });
   const [finished, setFinished] = useState<Finished | undefined>();

@@ -7,6 +7,7 @@ import { FOLLOW_VIEW, type SliceStore, type TimelineView } from './timeline';
 import type { FrequencySeries } from './power';
 import { MotionLog } from './motion';
 import type { RunHistory } from './history';
+import type { SweepForm } from './sweep';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -130,7 +131,19 @@ export interface AppState {
    * was an edit of.
    */
   readonly setAsideEdit: { readonly from: string; readonly text: string } | undefined;
+  /** What was typed in the Replay and Sweep panels, kept across reloads with the session. */
+  readonly drafts: Drafts;
 }
+
+/** Text typed in the panels that is not a scenario: kept so a reload loses none of it. */
+export interface Drafts {
+  /** The Replay panel's pasted log (not a chosen file: a page cannot keep those). */
+  readonly replayText: string;
+  /** The Sweep panel's form once typed in; until then the scenario's suggested sweep shows. */
+  readonly sweep: SweepForm | undefined;
+}
+
+export const NO_DRAFTS: Drafts = { replayText: '', sweep: undefined };
 
 /** What is wrong with the engine worker, as the banner above the panels says it. */
 export interface EngineTrouble {
@@ -170,6 +183,7 @@ export const initialState: AppState = {
   presenter: false,
   engineTrouble: undefined,
   setAsideEdit: undefined,
+  drafts: NO_DRAFTS,
   cpuSelection: undefined,
   theme: 'light',
 };

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { allControls, policyGroups } from './policy';
 import { scenarioSchema } from '../engine/validate';
-import { KEEP_KEY, keptSession, loadSession, sameKept, saveSession, startupPlan, type KeepStorage, type KeptFields } from './keep';
+import { DRAFTS_KEY, KEEP_KEY, KEEP_TEXT_MAX, keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, tooLongToKeep, type KeepStorage, type KeptFields } from './keep';
+import { NO_DRAFTS } from './app';
 import { decodeShareHash, type ShareContext } from './share';
 
 const text = (name: string) => readFileSync(`../scenarios/${name}.json`, 'utf8');
@@ -161,5 +162,58 @@ describe('keeping the session', () => {
     expect(sameKept(hackbench, { ...hackbench })).toBe(true);
     expect(sameKept(hackbench, { ...hackbench, scenarioText: 'typed' })).toBe(false);
     expect(sameKept(hackbench, { ...hackbench, speedIndex: 0 })).toBe(false);
+  });
+});
+
+describe('keeping the panels\' drafts', () => {
+  const form = { vary: 'kernel=4.6,6.5', seeds: '1..3' };
+  const aside = { from: 'hackbench-7950x', text: '{ "title": "half' };
+
+  it('gives back a pasted log, the sweep form and a set-aside edit exactly as typed', () => {
+    const storage = memoryStorage();
+    const log = '  <idle>-0 [003] d..2. 1.000000: sched_switch: prev_comm=swapper/3 \u00e9\n';
+    saveDrafts(storage, { drafts: { replayText: log, sweep: form }, setAsideEdit: aside });
+    expect(loadDrafts(storage)).toEqual({ drafts: { replayText: log, sweep: form }, setAsideEdit: aside });
+  });
+
+  it('keeps nothing of a pasted log too long for the storage, and the rest all the same', () => {
+    const storage = memoryStorage();
+    const long = 'x'.repeat(KEEP_TEXT_MAX + 1);
+    expect(tooLongToKeep(long)).toBe(true);
+    expect(tooLongToKeep(long.slice(1))).toBe(false);
+    saveDrafts(storage, { drafts: { replayText: long, sweep: form }, setAsideEdit: undefined });
+    expect(loadDrafts(storage)).toEqual({ drafts: { replayText: '', sweep: form }, setAsideEdit: undefined });
+  });
+
+  it('reads missing, unreadable or misshapen drafts as nothing typed, and survives a refusing storage', () => {
+    const nothing = { drafts: NO_DRAFTS, setAsideEdit: undefined };
+    expect(loadDrafts(memoryStorage())).toEqual(nothing);
+    expect(loadDrafts(memoryStorage({ [DRAFTS_KEY]: '{ not json' }))).toEqual(nothing);
+    expect(loadDrafts(memoryStorage({ [DRAFTS_KEY]: JSON.stringify({ replayText: 7, sweep: { vary: 'kernel=6.5' }, setAside: 'x' }) }))).toEqual(nothing);
+    const refusing: KeepStorage = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('quota');
+      },
+    };
+    expect(() => saveDrafts(refusing, { drafts: { replayText: 'a', sweep: undefined }, setAsideEdit: undefined })).not.toThrow();
+    expect(loadDrafts(refusing)).toEqual(nothing);
+  });
+
+  it('keeps the drafts apart from the session, so a refused drafts write costs the session nothing', () => {
+    const items = new Map<string, string>();
+    const storage: KeepStorage = {
+      getItem: (key) => items.get(key) ?? null,
+      setItem: (key, value) => {
+        if (key === DRAFTS_KEY) throw new Error('quota');
+        items.set(key, value);
+      },
+    };
+    const kept = keptSession(hackbench, context);
+    if (kept) saveSession(storage, kept);
+    saveDrafts(storage, { drafts: { replayText: 'log', sweep: form }, setAsideEdit: undefined });
+    expect(loadSession(storage, context)?.state.scenario).toEqual({ kind: 'bundled', id: 'hackbench-7950x' });
   });
 });

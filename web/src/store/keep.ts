@@ -8,7 +8,7 @@
  */
 import type { ScenarioProblem } from '../engine/protocol';
 import { defaultSession, readOverrides, sourceOf, type DecodedLink, type SessionState, type ShareContext, type ScenarioSource } from './share';
-import type { AppState } from './app';
+import { NO_DRAFTS, type AppState, type Drafts } from './app';
 import type { PolicyOverrides } from './policy';
 
 export const KEEP_KEY = 'schedlab.session';
@@ -155,4 +155,62 @@ export function sameKept(a: KeptFields | undefined, b: KeptFields): boolean {
     a.policyOverrides === b.policyOverrides &&
     a.speedIndex === b.speedIndex
   );
+}
+
+/**
+ * The panels' drafts are kept under a key of their own, so a pasted log too big for
+ * the browser's storage costs only itself, never the session above.
+ */
+export const DRAFTS_KEY = 'schedlab.drafts';
+/** A pasted log longer than this (in characters) is not kept: `localStorage` holds about 5 M per site. */
+export const KEEP_TEXT_MAX = 1_000_000;
+
+/** The drafts' fields of the app's state; a change to either is saved. */
+export type DraftFields = Pick<AppState, 'drafts' | 'setAsideEdit'>;
+
+/** What is written under `DRAFTS_KEY`: plain JSON. */
+interface KeptDrafts {
+  readonly format: number;
+  readonly replayText?: string;
+  readonly sweep?: { readonly vary: string; readonly seeds: string };
+  readonly setAside?: { readonly from: string; readonly text: string };
+}
+
+/** Whether a pasted log is too long to be kept across a reload. */
+export function tooLongToKeep(text: string): boolean {
+  return text.length > KEEP_TEXT_MAX;
+}
+
+export function saveDrafts(storage: KeepStorage, fields: DraftFields): void {
+  const { replayText, sweep } = fields.drafts;
+  const kept: KeptDrafts = {
+    format: KEEP_FORMAT,
+    ...(replayText !== '' && !tooLongToKeep(replayText) ? { replayText } : {}),
+    ...(sweep ? { sweep: { vary: sweep.vary, seeds: sweep.seeds } } : {}),
+    ...(fields.setAsideEdit ? { setAside: { from: fields.setAsideEdit.from, text: fields.setAsideEdit.text } } : {}),
+  };
+  try {
+    storage.setItem(DRAFTS_KEY, JSON.stringify(kept));
+  } catch {
+    // Full or forbidden storage: the drafts last for this page only.
+  }
+}
+
+/** The kept drafts; what is missing or of the wrong shape reads as nothing typed. */
+export function loadDrafts(storage: KeepStorage): DraftFields {
+  let value: unknown;
+  try {
+    const raw = storage.getItem(DRAFTS_KEY);
+    value = raw === null ? undefined : JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  if (!isRecord(value)) return { drafts: NO_DRAFTS, setAsideEdit: undefined };
+  const { replayText, sweep, setAside } = value;
+  const drafts: Drafts = {
+    replayText: typeof replayText === 'string' ? replayText : '',
+    sweep: isRecord(sweep) && typeof sweep.vary === 'string' && typeof sweep.seeds === 'string' ? { vary: sweep.vary, seeds: sweep.seeds } : undefined,
+  };
+  const setAsideEdit = isRecord(setAside) && typeof setAside.from === 'string' && typeof setAside.text === 'string' ? { from: setAside.from, text: setAside.text } : undefined;
+  return { drafts, setAsideEdit };
 }
