@@ -331,3 +331,49 @@ fn resimulate_a_log_of_more_cpus_than_an_llc_holds() {
     assert_eq!(scenario["topology"]["llcs_per_socket"], 2, "{scenario}");
     assert_eq!(scenario["topology"]["cores_per_llc"], 100, "{scenario}");
 }
+
+#[test]
+fn resimulate_on_the_flat_machine_keeps_the_log_cpu_numbers_and_only_its_cpus() {
+    // A log recorded on CPUs 1 and 2 only (a CPU mask): two tasks waking each other.
+    let log = "\
+          <idle>-0     [001] d..2.   100.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=11 next_prio=120
+               a-11    [001] d..2.   100.000600: sched_wakeup: comm=b pid=12 prio=120 target_cpu=002
+          <idle>-0     [002] d..2.   100.000700: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=12 next_prio=120
+               a-11    [001] d..2.   100.001100: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               b-12    [002] d..2.   100.002100: sched_wakeup: comm=a pid=11 prio=120 target_cpu=001
+          <idle>-0     [001] d..2.   100.002200: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=11 next_prio=120
+               b-12    [002] d..2.   100.002300: sched_switch: prev_comm=b prev_pid=12 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+               a-11    [001] d..2.   100.003000: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+";
+    let saved = temp_path("masked.json");
+    let value = json(
+        &[
+            "replay",
+            "-",
+            "--json",
+            "--resimulate",
+            "--save-scenario",
+            saved.to_str().unwrap(),
+        ],
+        Some(log.as_bytes()),
+    );
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    // Numbered as in the log, CPU 0 taken offline from the start.
+    assert_eq!(scenario["topology"]["cores_per_llc"], 3, "{scenario}");
+    assert_eq!(
+        scenario["hotplug"],
+        serde_json::json!([{ "at_ms": 0.0, "cpu": 0, "online": false }])
+    );
+    // Utilisation is of the two online CPUs, as the log's is, and no task moved.
+    let what_if = &value["resimulation"]["summary"];
+    let log_util = value["utilization"].as_f64().unwrap();
+    let simulated = what_if["utilization"].as_f64().unwrap();
+    assert!(
+        (simulated - log_util).abs() < 0.1,
+        "log {log_util}, simulation {simulated}"
+    );
+    for distance in ["smt", "llc", "cross_llc", "cross_numa"] {
+        assert_eq!(what_if["migrations"][distance], 0, "{what_if}");
+    }
+}

@@ -31,6 +31,10 @@ pub fn what_if_scenario(
     seed: u64,
     source: &str,
 ) -> Scenario {
+    // On the flat machine, CPUs are numbered as in the log (a per-CPU kernel thread is
+    // pinned by its name's number), so a CPU below the highest that the log never shows
+    // (a log recorded with a CPU mask) is taken offline from the start.
+    let mut hidden = Vec::new();
     let topology = match preset {
         Some(preset) => TopologySpec {
             preset: Some(preset.to_string()),
@@ -45,6 +49,16 @@ pub fn what_if_scenario(
                 .unwrap_or(1);
             // A scenario's LLC has at most 128 cores: a larger flat machine is cut
             // into equal LLCs (moves between them then count as cross-LLC).
+            let shown: std::collections::BTreeSet<u32> =
+                metrics.cpus.iter().map(|cpu| cpu.cpu).collect();
+            hidden = (0..cpus)
+                .filter(|cpu| !shown.contains(cpu))
+                .map(|cpu| sched_core::scenario::HotplugSpec {
+                    at_ms: 0.0,
+                    cpu,
+                    online: false,
+                })
+                .collect();
             let llcs = cpus.div_ceil(sched_core::topology::MAX_CORES_PER_LLC);
             TopologySpec {
                 sockets: Some(1),
@@ -79,7 +93,7 @@ pub fn what_if_scenario(
         costs: Default::default(),
         power: Default::default(),
         background,
-        hotplug: Vec::new(),
+        hotplug: hidden,
         cgroups: Vec::new(),
     }
 }

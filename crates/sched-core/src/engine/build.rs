@@ -268,6 +268,17 @@ impl Simulator {
                 );
             }
         }
+        // Hotplug first: a CPU taken offline at time 0 (a replayed log's CPU that the
+        // log never shows) is gone before the first task forks.
+        for (_, event) in scenario.hotplug_in_order() {
+            queue.push(
+                SimTime((event.at_ms * 1e6) as u64),
+                Event::Hotplug {
+                    cpu: CpuId(event.cpu),
+                    online: event.online,
+                },
+            );
+        }
         // The machine's kthreads exist before the run starts: each begins asleep on
         // its CPU, its first timer due after an exponential residual of its interval
         // (the phase of a machine that has been up for a while), drawn from a stream
@@ -285,15 +296,6 @@ impl Simulator {
             } else if task.start_at != SimTime::MAX {
                 queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
             }
-        }
-        for (_, event) in scenario.hotplug_in_order() {
-            queue.push(
-                SimTime((event.at_ms * 1e6) as u64),
-                Event::Hotplug {
-                    cpu: CpuId(event.cpu),
-                    online: event.online,
-                },
-            );
         }
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);
@@ -359,6 +361,8 @@ impl Simulator {
             overhead_pending: Vec::new(),
             online: CpuSet::full(n_cpus),
             parked: Vec::new(),
+            offline_ns: 0,
+            offline_since: vec![SimTime::ZERO; n_cpus],
             sg_imbalance: Default::default(),
             max_balance_interval_ticks: 0,
             power,

@@ -18,12 +18,23 @@ impl Simulator {
         self.online.contains(cpu)
     }
 
+    /// The CPU time of offline CPUs so far: taken from the capacity utilisation is of.
+    pub(crate) fn offline_time_ns(&self) -> u64 {
+        let offline_now: u64 = (0..self.topology.n_cpus() as u32)
+            .map(CpuId)
+            .filter(|&cpu| !self.cpu_online(cpu))
+            .map(|cpu| (self.now - self.offline_since[cpu.0 as usize]).as_ns())
+            .sum();
+        self.offline_ns + offline_now
+    }
+
     /// Handles one hotplug event.
     pub(crate) fn hotplug(&mut self, cpu: CpuId, online: bool) {
         if online == self.cpu_online(cpu) {
             return;
         }
         if online {
+            self.offline_ns += (self.now - self.offline_since[cpu.0 as usize]).as_ns();
             self.online.insert(cpu);
             self.rebuild_domains();
             self.touch(cpu);
@@ -49,6 +60,7 @@ impl Simulator {
         let deferred = std::mem::take(&mut self.cpus[cpu.0 as usize].deferred_timers);
         self.parked.extend(deferred);
         self.online.remove(cpu);
+        self.offline_since[cpu.0 as usize] = self.now;
         self.note_cpu_state(cpu);
         self.rebuild_domains();
         let mut moved = 0u32;

@@ -229,6 +229,10 @@ pub struct Simulator {
     pub online: CpuSet,
     /// Per-CPU kernel threads parked while their CPU is offline.
     pub(crate) parked: Vec<TaskId>,
+    /// CPU time spent offline by CPUs back online, and when each offline CPU went
+    /// offline: utilisation is of the online CPUs' time.
+    pub(crate) offline_ns: u64,
+    pub(crate) offline_since: Vec<SimTime>,
     /// CPUs with scheduler-path time to settle at the end of the event.
     overhead_pending: Vec<CpuId>,
     pub(crate) rq_locks: Vec<SpinLock>,

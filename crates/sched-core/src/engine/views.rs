@@ -131,7 +131,9 @@ impl Simulator {
             }
             power.summary(self.now.as_ns())
         });
-        let capacity = self.now.as_ns() as f64 * self.topology.n_cpus() as f64;
+        // Of the online CPUs' time (a CPU offline is not idle capacity).
+        let capacity = (self.now.as_ns() * self.topology.n_cpus() as u64)
+            .saturating_sub(self.offline_time_ns()) as f64;
         RunSummary {
             scenario: scenario_name.to_string(),
             seed: self.seed,
