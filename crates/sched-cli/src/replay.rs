@@ -269,9 +269,14 @@ impl WhatIf {
         );
         let _ = writeln!(
             out,
-            "{:<24} {:>13.1}% {:>13.1}%",
+            "{:<24} {:>14} {:>13.1}%",
             "utilisation",
-            metrics.utilization * 100.0,
+            metrics
+                .utilization
+                .map_or("unknown".to_string(), |util| format!(
+                    "{:.1}%",
+                    util * 100.0
+                )),
             summary.utilization * 100.0
         );
         out
@@ -443,7 +448,17 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
             String::new()
         }
     );
-    let _ = writeln!(out, "utilization: {:.1} %", metrics.utilization * 100.0);
+    match metrics.utilization {
+        Some(util) => {
+            let _ = writeln!(out, "utilization: {:.1} %", util * 100.0);
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "utilization: unknown (no sched_switch lines: what ran between the lines cannot be told)"
+            );
+        }
+    }
     if !metrics.cpus.is_empty() {
         let _ = writeln!(
             out,
@@ -453,9 +468,10 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
         for cpu in &metrics.cpus {
             let _ = writeln!(
                 out,
-                "  {:>5} {:>8.1} {:>12.3} {:>9} {:>12} {:>12.2}",
+                "  {:>5} {:>8} {:>12.3} {:>9} {:>12} {:>12.2}",
                 cpu.cpu,
-                cpu.utilization * 100.0,
+                cpu.utilization
+                    .map_or("-".to_string(), |util| format!("{:.1}", util * 100.0)),
                 cpu.window_ns as f64 / 1e6,
                 cpu.switches,
                 cpu.max_waiting,

@@ -164,7 +164,7 @@ fn current_trace_file_replays() {
     // 4201 runs .001000-.001300 of CPU 0's window .001000-.001500.
     assert_eq!(cpu0.window_ns, 500_000);
     assert_eq!(cpu0.busy_ns, 300_000);
-    assert!((cpu0.utilization - 0.6).abs() < 1e-9);
+    assert!((cpu0.utilization.unwrap() - 0.6).abs() < 1e-9);
     let cpu3 = metrics.cpus.iter().find(|cpu| cpu.cpu == 3).unwrap();
     assert_eq!(
         cpu3.max_waiting, 1,
@@ -642,7 +642,8 @@ fn round_trip_through_schedlabs_own_ftrace_text() {
     assert!(metrics.wakeup_latency_us.samples > 0);
     let summary = sim.summary("round-trip");
     assert_eq!(metrics.migrations.source, MigrationSource::MigrateEvents);
-    assert!(metrics.utilization > 0.0 && metrics.utilization <= 1.0);
+    let util = metrics.utilization.unwrap();
+    assert!(util > 0.0 && util <= 1.0);
     assert!(summary.context_switches > 0);
 }
 
@@ -858,4 +859,26 @@ fn frequency_idle_states_and_charged_runtime() {
     assert_eq!(idle.state_ns, vec![0, 0, 400_000]);
     assert_eq!(metrics.stat_runtime.total_ns, 190_000);
     assert_eq!(metrics.stat_runtime.by_pid.get(&500), Some(&190_000));
+}
+
+#[test]
+fn a_log_without_switch_lines_has_no_utilisation() {
+    // Wakeups only: each line names the task current at its instant, nothing more.
+    let log = "\
+ a-11 [001] d..2.   100.000600: sched_wakeup: comm=b pid=12 prio=120 target_cpu=002
+ b-12 [002] d..2.   100.002100: sched_wakeup: comm=a pid=11 prio=120 target_cpu=001
+";
+    let metrics = replay(&parse(log), None);
+    assert!(metrics.wakeups > 0);
+    assert_eq!(metrics.utilization, None);
+    assert!(metrics.cpus.iter().all(|cpu| cpu.utilization.is_none()));
+    // One switch line anywhere and the CPUs' lines can be read as time: a CPU whose
+    // only lines name a task ran it throughout (a switch away would have been logged).
+    let with_switch = format!(
+        "{log} <idle>-0 [002] d..2.   100.003000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=12 next_prio=120\n"
+    );
+    let metrics = replay(&parse(&with_switch), None);
+    assert!(metrics.utilization.is_some());
+    let cpu1 = metrics.cpus.iter().find(|cpu| cpu.cpu == 1).unwrap();
+    assert_eq!(cpu1.utilization, Some(1.0));
 }

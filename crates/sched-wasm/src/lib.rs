@@ -496,7 +496,8 @@ impl SimHandle {
 
     /// `[context switches, wakeups, migrations smt, llc, cross-llc, cross-numa,
     /// idle-while-runnable ns (LLC), (machine), rq lock contentions,
-    /// rq lock acquisitions, rq lock wait ns, cache refill ns, scheduler overhead ns]`.
+    /// rq lock acquisitions, rq lock wait ns, cache refill ns, scheduler overhead ns,
+    /// offline CPU time ns (hotplug)]`.
     pub fn counters(&self) -> Vec<f64> {
         let metrics = &self.sim.metrics;
         let lock = &self.sim.rq_lock_stat;
@@ -515,6 +516,7 @@ impl SimHandle {
             lock.waittime_total_ns as f64,
             metrics.cache_refill_ns as f64,
             metrics.sched_overhead_ns as f64,
+            self.sim.offline_time_ns() as f64,
         ]
     }
 

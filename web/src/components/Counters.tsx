@@ -11,7 +11,8 @@ export function Counters({ store }: { store: AppStore }) {
   if (!frame || !loaded) return null;
   const at = (index: number) => frame.counters[index] ?? 0;
   const busy = frame.busyNs.reduce((sum, ns) => sum + ns, 0);
-  const capacity = frame.nowNs * frame.busyNs.length;
+  // The online CPUs' time (an offline CPU is not idle capacity), as the run's summary counts it.
+  const capacity = frame.nowNs * frame.busyNs.length - at(Counter.offlineNs);
   const utilization = capacity > 0 ? (100 * busy) / capacity : 0;
   const gapPct = capacity > 0 ? (100 * at(Counter.idleWhileRunnableLlcNs)) / capacity : 0;
   // Each workload's headline figures, exactly as `schedlab run --json` reports them.

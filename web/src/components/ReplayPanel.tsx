@@ -300,7 +300,9 @@ function ReplayReportView({
           {report.migrations.unclassified > 0 ? `, unclassified ${report.migrations.unclassified}` : ''})
         </dd>
         <dt>utilisation</dt>
-        <dd>{(report.utilization * 100).toFixed(1)} %</dd>
+        <dd data-testid="replay-utilisation">
+          {report.utilization === null ? 'unknown: the log has no sched_switch line, so what ran between its lines cannot be told' : `${(report.utilization * 100).toFixed(1)} %`}
+        </dd>
         {power.frequency && (
           <>
             <dt>frequency</dt>

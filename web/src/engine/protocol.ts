@@ -500,6 +500,8 @@ export const Counter = {
   lockWaitNs: 10,
   cacheRefillNs: 11,
   schedOverheadNs: 12,
+  /** CPU time of offline CPUs so far: utilisation is of the online CPUs' time. */
+  offlineNs: 13,
 } as const;
 
 /** The bridge's `cgroups_json`, its nulls as undefined. */

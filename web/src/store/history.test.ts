@@ -6,7 +6,7 @@ import type { SimTimeNs } from '../base/types';
 
 /** A frame at `nowNs` with both CPUs busy `busyEach` ns so far and the given counters. */
 function frameAt(nowNs: number, busyEach: number, counters: Partial<Record<keyof typeof Counter, number>>, p99 = 0) {
-  const values = new Float64Array(13);
+  const values = new Float64Array(14);
   for (const [name, value] of Object.entries(counters)) values[Counter[name as keyof typeof Counter]] = value;
   const latency = new Float64Array(10);
   latency[0] = p99 / 2;
@@ -25,6 +25,14 @@ describe('the run history', () => {
     // The next interval counts only what happened in it.
     history.add(frameAt(2e6, 1.5e6, { idleWhileRunnableLlcNs: 1e5, migrationsLlc: 4, lockAcquisitions: 20, lockContentions: 2 }));
     expect(history.points[1]).toMatchObject({ utilisationPct: 100, gapPct: 0, llcPerMs: 1, lockWaitPct: 0 });
+  });
+
+  it('counts utilisation over the online CPUs only', () => {
+    const history = new RunHistory(2);
+    history.add(frameAt(0, 0, {}));
+    // 1 ms: one CPU offline throughout, the other busy 0.5 ms.
+    history.add(testFrame({ events: 1, nowNs: 1e6 as SimTimeNs, busyNs: new Float64Array([5e5, 0]), counters: frameAt(1e6, 0, { offlineNs: 1e6 }).counters }));
+    expect(history.points[0]?.utilisationPct).toBe(50);
   });
 
   it('waits for an interval long enough to mean something, and stays bounded', () => {

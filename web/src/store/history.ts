@@ -34,6 +34,7 @@ interface Totals {
   readonly timeNs: number;
   readonly busyNs: number;
   readonly gapNs: number;
+  readonly offlineNs: number;
   readonly smt: number;
   readonly llc: number;
   readonly crossLlc: number;
@@ -50,6 +51,7 @@ function totalsOf(frame: Frame): Totals {
     timeNs: frame.nowNs,
     busyNs,
     gapNs: at(Counter.idleWhileRunnableLlcNs),
+    offlineNs: at(Counter.offlineNs),
     smt: at(Counter.migrationsSmt),
     llc: at(Counter.migrationsLlc),
     crossLlc: at(Counter.migrationsCrossLlc),
@@ -98,7 +100,8 @@ export class RunHistory {
     const span = now.timeNs - this.start.timeNs;
     // At least 10 us, and a 150th of the run so far: about 150 intervals whatever the speed.
     if (span < Math.max(10_000, now.timeNs / 150)) return;
-    const capacity = span * this.cpus;
+    // The online CPUs' time over the interval (an offline CPU is not idle capacity).
+    const capacity = Math.max(1, span * this.cpus - (now.offlineNs - this.start.offlineNs));
     const perMs = (count: number) => (count * 1e6) / span;
     const acquisitions = now.acquisitions - this.start.acquisitions;
     this.list.push({

@@ -23,6 +23,9 @@ describe('the Replay panel', () => {
     ]);
     // Without a summary, the simulation's figures are missing, not zero.
     expect(logVersusSimulation(REPORT, undefined).every((row) => row.simulation === undefined)).toBe(true);
+    // A log without a switch line has no utilisation: missing too, not zero.
+    const noSwitches = { ...REPORT, utilization: null } as ReplayReport;
+    expect(logVersusSimulation(noSwitches, { utilization: 0.5 }).find((row) => row.label === 'utilisation')).toMatchObject({ log: undefined, simulation: 50 });
   });
 
   it('lists the presets the bundled scenarios use, once each, and knows gzip', () => {

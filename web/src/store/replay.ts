@@ -47,7 +47,8 @@ export interface ReplayReport {
     readonly source: string;
     readonly topology: string;
   };
-  readonly utilization: number;
+  /** Null for a log with no `sched_switch` line: what ran between its lines cannot be told. */
+  readonly utilization: number | null;
   /** Per CPU named by `cpu_frequency` or `cpu_idle` (absent from older reports). */
   readonly power?: readonly CpuPower[];
   /** `sched_stat_runtime`: the runtime the kernel charged (absent from older reports). */
@@ -127,7 +128,8 @@ export function presetsOf(scenarioTexts: readonly string[]): readonly string[] {
 /** The log's figures next to its re-simulation's (a `run --json` summary), for the table. */
 export interface LogVersusSimulation {
   readonly label: string;
-  readonly log: number;
+  /** Undefined where the log cannot tell (utilisation without a `sched_switch` line). */
+  readonly log: number | undefined;
   readonly simulation: number | undefined;
   readonly unit: string;
 }
@@ -145,7 +147,7 @@ export function logVersusSimulation(report: ReplayReport, summary: JsonValue | u
     { label: 'wakeup latency p99', log: report.wakeup_latency_us.p99 ?? 0, simulation: number('wakeup_latency_us.p99'), unit: 'us' },
     { label: 'wakeup latency max', log: report.wakeup_latency_us.max ?? 0, simulation: number('wakeup_latency_us.max'), unit: 'us' },
     { label: 'migrations', log: report.migrations.total, simulation: migrations, unit: '' },
-    { label: 'utilisation', log: report.utilization * 100, simulation: utilisation === undefined ? undefined : utilisation * 100, unit: '%' },
+    { label: 'utilisation', log: report.utilization === null ? undefined : report.utilization * 100, simulation: utilisation === undefined ? undefined : utilisation * 100, unit: '%' },
   ];
 }
 

@@ -12,7 +12,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     busyNs: new Float64Array(2),
     latency: new Float64Array(10),
     latencyHistogram: new Float64Array(0),
-    counters: new Float64Array(13),
+    counters: new Float64Array(14),
     throughput: [],
     shards: new Uint32Array(0),
     shardLocks: new Float64Array(0),

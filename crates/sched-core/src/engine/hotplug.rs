@@ -19,7 +19,7 @@ impl Simulator {
     }
 
     /// The CPU time of offline CPUs so far: taken from the capacity utilisation is of.
-    pub(crate) fn offline_time_ns(&self) -> u64 {
+    pub fn offline_time_ns(&self) -> u64 {
         let offline_now: u64 = (0..self.topology.n_cpus() as u32)
             .map(CpuId)
             .filter(|&cpu| !self.cpu_online(cpu))

@@ -61,7 +61,9 @@ pub struct CpuReplay {
     pub window_ns: u64,
     /// Time a task other than idle (pid 0) ran, within the window.
     pub busy_ns: u64,
-    pub utilization: f64,
+    /// `busy_ns` over `window_ns`; unknown (`None`) in a log with no `sched_switch`
+    /// line at all, where what ran between the lines cannot be told.
+    pub utilization: Option<f64>,
     /// `sched_switch` events on this CPU.
     pub switches: u64,
     /// Runnable tasks waiting (not running) on this CPU: the most at once, and the
@@ -127,8 +129,9 @@ pub struct ReplayMetrics {
     pub switches: u64,
     pub migrations: ReplayMigrations,
     pub cpus: Vec<CpuReplay>,
-    /// Busy time over window time, all CPUs together.
-    pub utilization: f64,
+    /// Busy time over window time, all CPUs together; unknown (`None`) in a log with
+    /// no `sched_switch` line (a CPU's lines show only who ran at those instants).
+    pub utilization: Option<f64>,
     /// Switches whose `prev_pid` was not the task the replay had running on that CPU
     /// (lost events, or a trace that starts mid-way): the count and the first lines.
     pub inconsistencies: u64,
@@ -604,6 +607,9 @@ impl Replayer {
             .values()
             .filter(|task| task.woken_at.is_some())
             .count() as u64;
+        // Without a single switch line, a CPU's lines name who ran at those instants
+        // only: no time can be counted busy or idle.
+        let known = replayer.switches > 0;
         let mut cpus = Vec::new();
         let mut busy_total = 0u64;
         let mut window_total = 0u64;
@@ -630,7 +636,7 @@ impl Replayer {
                 cpu: idx as u32,
                 window_ns,
                 busy_ns,
-                utilization: ratio(busy_ns, window_ns),
+                utilization: known.then(|| ratio(busy_ns, window_ns)),
                 switches: state.switches,
                 max_waiting: state.max_waiting,
                 mean_waiting: if waiting_window == 0 {
@@ -653,7 +659,7 @@ impl Replayer {
                 source,
             },
             cpus,
-            utilization: ratio(busy_total, window_total),
+            utilization: known.then(|| ratio(busy_total, window_total)),
             inconsistencies: replayer.inconsistencies,
             inconsistent_lines: std::mem::take(&mut replayer.inconsistent_lines),
             topology_name: topology.shape.name.clone(),
