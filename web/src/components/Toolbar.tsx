@@ -23,6 +23,7 @@ export function Toolbar({
   compare: CompareSession;
 }) {
   const scenarioId = useAppState(store, (s) => s.scenarioId);
+  const shownScenario = bundledScenarios.find((scenario) => scenario.id === scenarioId);
   const playing = useAppState(store, (s) => s.playing);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
   const status = useAppState(store, (s) => s.status);
@@ -44,6 +45,8 @@ export function Toolbar({
         <select
           aria-label="Scenario"
           value={scenarioId}
+          // The whole name and title on hover: the closed picker may cut the title.
+          title={shownScenario ? `${shownScenario.id}: ${shownScenario.title}` : undefined}
           onChange={(event) => {
             const chosen = bundledScenarios.find((scenario) => scenario.id === event.target.value);
             if (chosen) void controller.load(chosen.id, chosen.text);
