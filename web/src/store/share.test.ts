@@ -134,6 +134,12 @@ describe('share links', () => {
     expect(decoded.problems[0]?.message).toMatch(/^the scenario schema has no policy setting `policy.shared_runq.mood` \(there: policy.shared_runq.mode, .*\); ignored$/);
   });
 
+  it('suggests the `policy.` prefix for a setting named as the Policy panel shows it', async () => {
+    const decoded = await decodeShareHash('#v=1&scenario=teaching-small&set=shared_runq.mode=all', context);
+    expect(decoded.state.overrides).toEqual({});
+    expect(decoded.problems[0]?.message).toBe('the scenario schema has no policy setting `shared_runq.mode` (did you mean `policy.shared_runq.mode`?); ignored');
+  });
+
   it('drops an override whose value the control refuses, as the Policy panel words it', async () => {
     const decoded = await decodeShareHash('#v=1&scenario=teaching-small&set=policy.shared_runq.mode=sideways&set=policy.wake_affine.enabled=maybe', context);
     expect(decoded.state.overrides).toEqual({});

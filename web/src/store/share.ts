@@ -250,6 +250,9 @@ export function readOverrides(
 
 /** The settings next to an unknown path (same parent), to say what was probably meant. */
 function nearby(path: string, controls: readonly PolicyControl[]): string {
+  // A path named as the Policy panel shows it, without its `policy.` prefix.
+  const prefixed = `policy.${path}`;
+  if (controls.some((control) => control.path === prefixed)) return ` (did you mean \`${prefixed}\`?)`;
   const parent = path.slice(0, path.lastIndexOf('.') + 1);
   const siblings = parent === '' ? [] : controls.filter((control) => control.path.startsWith(parent)).map((control) => control.path);
   return siblings.length > 0 ? ` (there: ${siblings.join(', ')})` : '';
