@@ -51,3 +51,38 @@ test('an engine that stops on an error is reported, and restarting it loads the 
   await banner.getByRole('button', { name: 'Dismiss' }).click();
   await expect(banner).toHaveCount(0);
 });
+
+test('in compare mode, run B\'s engine restarted comes back to A\'s time', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await waitIdle(page);
+  for (let step = 0; step < 5; step += 1) await page.getByRole('button', { name: 'Step' }).click();
+  await waitIdle(page);
+  const comparison = page.getByRole('region', { name: 'Comparison' });
+  const time = ((await page.getByTestId('sim-time').textContent()) ?? '').replace(/ \/.*$/, '');
+  await expect(comparison).toContainText(`both at ${time}`);
+
+  // B's worker is the second engine.
+  const engines = [];
+  for (const worker of page.workers()) if ((await worker.evaluate(() => self.name)) === 'schedlab-engine') engines.push(worker);
+  expect(engines).toHaveLength(2);
+  const b = engines[1];
+  if (!b) throw new Error('no engine for run B');
+  await b.evaluate(() => {
+    setTimeout(() => {
+      throw new Error('simulated crash of engine B');
+    }, 0);
+  });
+  const banner = page.getByRole('alert', { name: 'Engine of run B' });
+  await expect(banner).toContainText('simulated crash of engine B');
+  await banner.getByRole('button', { name: 'Restart the engine' }).click();
+  await waitIdle(page);
+  await expect(banner).toContainText('Run B: its simulation engine was restarted.');
+  // A has not moved, and B stands with it again.
+  await expect(page.getByTestId('sim-time')).toContainText(time);
+  await expect(comparison).toContainText(`both at ${time}`);
+  // With the same settings, B at A's time runs the same tasks.
+  const pids = (testId: string) => page.locator(`svg[data-testid="${testId}"] g.cpu`).evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-pid') ?? ''));
+  expect(await pids('machine-b')).toEqual(await pids('machine'));
+  expect((await pids('machine')).some((pid) => pid !== '')).toBe(true);
+});
