@@ -11,14 +11,15 @@
 //!   cache wins, a sync wakeup onto a CPU running only the waker wins), then
 //!   `wake_affine_weight`.
 //!
-//! Loads are PELT averages, as the kernel's: a CPU's load is the sum of the
-//! `load_avg` of the CFS tasks on its runqueue (`weighted_cpuload()`, the
+//! Loads are PELT averages, as the kernel's: a CPU's load is, before 5.7, the sum of
+//! the `load_avg` of the CFS tasks on its runqueue (`weighted_cpuload()`, the
 //! `runnable_load_avg` that `source_load`/`target_load` read with `wake_idx` 0), and
-//! the wakee's is its own `load_avg` as of when it last slept. A waker CPU whose
-//! only task barely runs (a message thread) holds a load that rounds to 0, and then
-//! the 4.6 form always pulls.
-//! Simplification: 5.7+ `cpu_load()` also counts blocked load; the model counts the
-//! runnable tasks' load in every version.
+//! from 5.7 `cpu_load()`, the runqueue's `load_avg` with its blocked load
+//! (`Features::cpu_load`); the wakee's is its own `load_avg` as of when it last
+//! slept. A waker CPU whose only task barely runs (a message thread) holds a load
+//! that rounds to 0, and then the 4.6 form always pulls.
+//! Simplification: `capacity_of()` is left out of `wake_affine_weight()` (every CPU
+//! of a preset has the same capacity).
 
 use crate::domains::SchedDomain;
 use crate::engine::Simulator;
