@@ -16,7 +16,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub json: bool,
     /// Class migrations by distance on this machine preset (`schedlab list`);
-    /// default a flat machine with the CPUs seen (every migration is `llc`).
+    /// default a flat machine with the CPUs seen (every migration is `llc`); the
+    /// header's CPU count (`#P:N`, `cpus=N`) sizes its re-simulation.
     #[arg(long, value_name = "PRESET")]
     pub topology: Option<String>,
     /// What if: turn the log into a workload (each task's runs, sleeps and the
@@ -388,9 +389,12 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
     let cpus: Vec<u32> = report.cpus.iter().copied().collect();
     let _ = writeln!(
         out,
-        "CPUs seen: {} ({}), tasks seen: {}",
+        "CPUs seen: {} ({}){}, tasks seen: {}",
         cpus.len(),
         cpu_list(&cpus),
+        report
+            .machine_cpus
+            .map_or(String::new(), |all| format!(" of the machine's {all}")),
         report.tasks.len()
     );
     match (report.first_ts, report.last_ts) {

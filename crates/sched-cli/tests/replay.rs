@@ -377,3 +377,43 @@ fn resimulate_on_the_flat_machine_keeps_the_log_cpu_numbers_and_only_its_cpus() 
         assert_eq!(what_if["migrations"][distance], 0, "{what_if}");
     }
 }
+
+#[test]
+fn resimulate_on_the_flat_machine_takes_its_size_from_the_header() {
+    // The trace file's header says the machine has 8 CPUs; the log shows only 1 and 2.
+    let log = format!(
+        "# tracer: nop\n#\n# entries-in-buffer/entries-written: 8/8   #P:8\n#\n{}",
+        "\
+          <idle>-0     [001] d..2.   100.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=11 next_prio=120
+               a-11    [001] d..2.   100.000600: sched_wakeup: comm=b pid=12 prio=120 target_cpu=002
+          <idle>-0     [002] d..2.   100.000700: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=12 next_prio=120
+               a-11    [001] d..2.   100.001100: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+"
+    );
+    let saved = temp_path("header.json");
+    let value = json(
+        &[
+            "replay",
+            "-",
+            "--json",
+            "--resimulate",
+            "--save-scenario",
+            saved.to_str().unwrap(),
+        ],
+        Some(log.as_bytes()),
+    );
+    assert_eq!(value["machine_cpus"], 8, "{value}");
+    let scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    std::fs::remove_file(&saved).ok();
+    // The whole machine, every CPU online: the header says they were there.
+    assert_eq!(scenario["topology"]["cores_per_llc"], 8, "{scenario}");
+    // (No hotplug: an empty list is left out of the file.)
+    assert!(scenario.get("hotplug").is_none(), "{scenario}");
+    let (ok, stdout, stderr) = schedlab(&["replay", "-"], Some(log.as_bytes()));
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("CPUs seen: 2 (1-2) of the machine's 8"),
+        "{stdout}"
+    );
+}

@@ -175,3 +175,37 @@ fn taking_every_cpu_offline_is_refused_with_the_path() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn cpus_offline_from_the_start_never_run_and_utilisation_is_of_the_online_ones() {
+    // Eight hogs on eight CPUs, four of them offline from time 0 and back at 200 ms.
+    let mut scenario = scenario(preset("teaching-small"), vec![hogs("hog", 8, 0)], 300, 1);
+    scenario.hotplug = (4..8)
+        .map(|cpu| offline(cpu, 0.0))
+        .chain((4..8).map(|cpu| online(cpu, 200.0)))
+        .collect();
+    let mut sim = sched_core::Simulator::new(&scenario).unwrap();
+    for cpu in 4..8 {
+        assert!(!sim.cpu_online(sched_core::topology::CpuId(cpu)));
+    }
+    while sim.step() == sched_core::StepOutcome::Handled {
+        sim.check_invariants().unwrap();
+    }
+    for cpu in 4..8 {
+        let switches = busy_switches_on(&sim, cpu);
+        assert!(
+            switches.iter().all(|at| *at >= 200_000_000),
+            "CPU {cpu} ran while offline: {switches:?}"
+        );
+        assert!(!switches.is_empty(), "CPU {cpu} runs once back");
+    }
+    // Every online CPU was busy throughout: 4 CPUs for 200 ms, then 8 for 100 ms.
+    let summary = sim.summary("offline from the start");
+    assert!(
+        summary.utilization > 0.97,
+        "utilisation {} of the online CPUs' time",
+        summary.utilization
+    );
+    // Counted as if the four had gone offline at time 0 in turn.
+    assert_eq!(sim.offline_time_ns(), 4 * 200_000_000);
+}

@@ -882,3 +882,22 @@ fn a_log_without_switch_lines_has_no_utilisation() {
     let cpu1 = metrics.cpus.iter().find(|cpu| cpu.cpu == 1).unwrap();
     assert_eq!(cpu1.utilization, Some(1.0));
 }
+
+#[test]
+fn a_header_gives_the_machine_cpu_count() {
+    // The trace file's `#P:4`, and trace-cmd report's `cpus=4`.
+    assert_eq!(fixture("ftrace_current.txt").report.machine_cpus, Some(4));
+    assert_eq!(fixture("trace_cmd.txt").report.machine_cpus, Some(4));
+    // perf script has no such header; nor has a pasted excerpt, nor a nonsense count.
+    assert_eq!(fixture("perf_script.txt").report.machine_cpus, None);
+    let excerpt =
+        " a-11 [001] d..2. 100.000600: sched_wakeup: comm=b pid=12 prio=120 target_cpu=002\n";
+    assert_eq!(parse(excerpt).report.machine_cpus, None);
+    let bad = format!("# entries-in-buffer/entries-written: 1/1   #P:0\ncpus=999999\n{excerpt}");
+    assert_eq!(parse(&bad).report.machine_cpus, None);
+    // The derived workload carries it to the re-simulation's machine.
+    assert_eq!(
+        derive_workload(&fixture("ftrace_current.txt")).machine_cpus,
+        Some(4)
+    );
+}

@@ -32,8 +32,10 @@ pub fn what_if_scenario(
     source: &str,
 ) -> Scenario {
     // On the flat machine, CPUs are numbered as in the log (a per-CPU kernel thread is
-    // pinned by its name's number), so a CPU below the highest that the log never shows
-    // (a log recorded with a CPU mask) is taken offline from the start.
+    // pinned by its name's number). Its size is the header's CPU count when the log
+    // has one (`#P:N`, `cpus=N`); else up to the highest CPU the log shows, and a CPU
+    // below that the log never shows (an excerpt, a log recorded with a CPU mask) is
+    // taken offline from the start.
     let mut hidden = Vec::new();
     let topology = match preset {
         Some(preset) => TopologySpec {
@@ -41,24 +43,30 @@ pub fn what_if_scenario(
             ..Default::default()
         },
         None => {
-            let cpus = metrics
+            let seen = metrics
                 .cpus
                 .iter()
                 .map(|cpu| cpu.cpu + 1)
                 .max()
                 .unwrap_or(1);
+            let cpus = match derived.machine_cpus {
+                Some(header) => header.max(seen),
+                None => {
+                    let shown: std::collections::BTreeSet<u32> =
+                        metrics.cpus.iter().map(|cpu| cpu.cpu).collect();
+                    hidden = (0..seen)
+                        .filter(|cpu| !shown.contains(cpu))
+                        .map(|cpu| sched_core::scenario::HotplugSpec {
+                            at_ms: 0.0,
+                            cpu,
+                            online: false,
+                        })
+                        .collect();
+                    seen
+                }
+            };
             // A scenario's LLC has at most 128 cores: a larger flat machine is cut
             // into equal LLCs (moves between them then count as cross-LLC).
-            let shown: std::collections::BTreeSet<u32> =
-                metrics.cpus.iter().map(|cpu| cpu.cpu).collect();
-            hidden = (0..cpus)
-                .filter(|cpu| !shown.contains(cpu))
-                .map(|cpu| sched_core::scenario::HotplugSpec {
-                    at_ms: 0.0,
-                    cpu,
-                    online: false,
-                })
-                .collect();
             let llcs = cpus.div_ceil(sched_core::topology::MAX_CORES_PER_LLC);
             TopologySpec {
                 sockets: Some(1),
@@ -180,6 +188,7 @@ pub fn report_json(report: &ParseReport, metrics: &ReplayMetrics) -> Value {
         "lost_events": report.lost_events,
         "out_of_order": report.out_of_order,
         "cpus": cpus,
+        "machine_cpus": report.machine_cpus,
         "tasks": tasks,
         "first_ts": seconds(report.first_ts),
         "last_ts": seconds(report.last_ts),

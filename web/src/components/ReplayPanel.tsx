@@ -268,7 +268,8 @@ function ReplayReportView({
         <dt>CPUs, tasks</dt>
         <dd>
           {report.cpus.length} {report.cpus.length === 1 ? 'CPU' : 'CPUs'}
-          {report.cpus.length > 0 && ` (${cpuList(report.cpus)})`}, {Object.keys(report.tasks).length} {Object.keys(report.tasks).length === 1 ? 'task' : 'tasks'},{' '}
+          {report.cpus.length > 0 && ` (${cpuList(report.cpus)})`}
+          {typeof report.machine_cpus === 'number' && ` of the machine's ${report.machine_cpus}`}, {Object.keys(report.tasks).length} {Object.keys(report.tasks).length === 1 ? 'task' : 'tasks'},{' '}
           {formatFixed(span, 6)} s
         </dd>
         {report.lost_events > 0 && (

@@ -31,6 +31,8 @@ export interface ReplayReport {
   readonly warnings: readonly { readonly line: number; readonly message: string }[];
   readonly lost_events: number;
   readonly cpus: readonly number[];
+  /** The machine's CPU count from the log's header (`#P:N`, `cpus=N`); null without one (absent from older reports). */
+  readonly machine_cpus?: number | null;
   readonly tasks: Readonly<Record<string, string>>;
   readonly first_ts: number | null;
   readonly last_ts: number | null;

@@ -268,9 +268,20 @@ impl Simulator {
                 );
             }
         }
-        // Hotplug first: a CPU taken offline at time 0 (a replayed log's CPU that the
-        // log never shows) is gone before the first task forks.
-        for (_, event) in scenario.hotplug_in_order() {
+        // CPUs offline from time 0 (a replayed log's CPUs that the log never shows)
+        // are taken out once the simulator is built, before anything runs: one
+        // rebuild of the domains, not one per CPU. Later hotplug events are queued
+        // before the first task forks.
+        let hotplug = scenario.hotplug_in_order();
+        let from_start = hotplug
+            .iter()
+            .take_while(|(_, event)| event.at_ms == 0.0 && !event.online)
+            .count();
+        let offline_at_start: Vec<CpuId> = hotplug[..from_start]
+            .iter()
+            .map(|(_, event)| CpuId(event.cpu))
+            .collect();
+        for (_, event) in &hotplug[from_start..] {
             queue.push(
                 SimTime((event.at_ms * 1e6) as u64),
                 Event::Hotplug {
@@ -389,6 +400,9 @@ impl Simulator {
         };
         sim.rebuild_group_sums();
         sim.update_max_interval();
+        if !offline_at_start.is_empty() {
+            sim.start_offline(&offline_at_start);
+        }
         Ok(sim)
     }
 }

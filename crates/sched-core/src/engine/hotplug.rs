@@ -28,6 +28,21 @@ impl Simulator {
         self.offline_ns + offline_now
     }
 
+    /// CPUs offline from the start (hotplug events at time 0, before any task has
+    /// run): the same as taking each offline in turn with nothing to move, with the
+    /// domains rebuilt once.
+    pub(crate) fn start_offline(&mut self, cpus: &[CpuId]) {
+        for &cpu in cpus {
+            self.online.remove(cpu);
+            self.offline_since[cpu.0 as usize] = self.now;
+        }
+        self.rebuild_domains();
+        for &cpu in cpus {
+            self.touch(cpu);
+            self.emit(cpu, TraceKind::CpuHotplug, 0, 0, 0, Reason::None);
+        }
+    }
+
     /// Handles one hotplug event.
     pub(crate) fn hotplug(&mut self, cpu: CpuId, online: bool) {
         if online == self.cpu_online(cpu) {

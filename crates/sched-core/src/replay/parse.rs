@@ -376,6 +376,9 @@ pub struct ParseReport {
     /// events included), the span the replay measures utilisation over.
     pub min_ts_ns: Option<u64>,
     pub max_ts_ns: Option<u64>,
+    /// The machine's CPU count, when a header gives it: `#P:N` in the trace file's
+    /// `# entries-in-buffer` line, `cpus=N` in `trace-cmd report`'s.
+    pub machine_cpus: Option<u32>,
 }
 
 impl ParseReport {
@@ -1163,6 +1166,17 @@ impl Parser {
         }
     }
 
+    /// A header's CPU count (the digits `text` starts with), if it is a sane one.
+    fn note_machine_cpus(&mut self, text: &str) {
+        let digits = text.trim_start();
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        if let Ok(count @ 1..=MAX_CPUS) = digits[..end].parse::<u32>() {
+            self.report.machine_cpus = Some(count);
+        }
+    }
+
     /// Lines recognised by their start: headers, lost events, stack traces.
     fn line_kind(&mut self, trimmed: &str, line_no: u64) -> Option<SkipReason> {
         // Each kind below starts with one of these (an event line usually does not).
@@ -1175,6 +1189,9 @@ impl Parser {
         if trimmed.starts_with('#') {
             if trimmed.starts_with("#####") && trimmed.contains("buffer started") {
                 return Some(SkipReason::BufferStarted);
+            }
+            if let Some((_, count)) = trimmed.split_once("#P:") {
+                self.note_machine_cpus(count);
             }
             return Some(SkipReason::Header);
         }
@@ -1199,6 +1216,9 @@ impl Parser {
             || trimmed.starts_with("=>")
         {
             return Some(SkipReason::StackTrace);
+        }
+        if let Some(count) = trimmed.strip_prefix("cpus=") {
+            self.note_machine_cpus(count);
         }
         if trimmed.starts_with("version =")
             || trimmed.starts_with("cpus=")

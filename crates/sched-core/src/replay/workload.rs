@@ -77,6 +77,8 @@ pub struct DerivedWorkload {
     /// Wakeups turned into channel posts (task to task) and into sleeps (from idle).
     pub task_wakeups: u64,
     pub timer_wakeups: u64,
+    /// The machine's CPU count, when the log's header gives it.
+    pub machine_cpus: Option<u32>,
 }
 
 /// The CPU a per-CPU kernel thread's name binds it to (`kworker/3:1`,
@@ -255,6 +257,7 @@ pub fn derive_workload(parsed: &ParsedTrace) -> DerivedWorkload {
         span_ns: last.saturating_sub(first),
         task_wakeups,
         timer_wakeups,
+        machine_cpus: parsed.report.machine_cpus,
     }
 }
 
