@@ -49,6 +49,26 @@ fn temp_path(name: &str) -> std::path::PathBuf {
     common::unique_temp(name)
 }
 
+/// `replay - --json --resimulate --save-scenario FILE` on `log`: the report and the
+/// saved what-if scenario.
+fn resimulate_stdin(log: &str, name: &str) -> (serde_json::Value, serde_json::Value) {
+    let saved = temp_path(&format!("{name}.json"));
+    let value = json(
+        &[
+            "replay",
+            "-",
+            "--json",
+            "--resimulate",
+            "--save-scenario",
+            saved.to_str().unwrap(),
+        ],
+        Some(log.as_bytes()),
+    );
+    let scenario = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    std::fs::remove_file(&saved).ok();
+    (value, scenario)
+}
+
 #[test]
 fn json_has_the_documented_keys_and_counts() {
     let path = fixture("ftrace_current.txt");
@@ -311,21 +331,7 @@ fn resimulate_a_log_of_more_cpus_than_an_llc_holds() {
           a-10    [199] d..2.     1.000700: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/199 next_pid=0 next_prio=120
           <idle>-0     [000] d..2.     1.000750: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
 ";
-    let saved = temp_path("wide.json");
-    let value = json(
-        &[
-            "replay",
-            "-",
-            "--json",
-            "--resimulate",
-            "--save-scenario",
-            saved.to_str().unwrap(),
-        ],
-        Some(log.as_bytes()),
-    );
-    let scenario: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
-    std::fs::remove_file(&saved).ok();
+    let (value, scenario) = resimulate_stdin(log, "wide");
     assert_eq!(value["resimulation"]["tasks"], 2, "{value}");
     // Two LLCs of 100 cores: every CPU the log names exists.
     assert_eq!(scenario["topology"]["llcs_per_socket"], 2, "{scenario}");
@@ -345,20 +351,7 @@ fn resimulate_on_the_flat_machine_keeps_the_log_cpu_numbers_and_only_its_cpus() 
                b-12    [002] d..2.   100.002300: sched_switch: prev_comm=b prev_pid=12 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
                a-11    [001] d..2.   100.003000: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
 ";
-    let saved = temp_path("masked.json");
-    let value = json(
-        &[
-            "replay",
-            "-",
-            "--json",
-            "--resimulate",
-            "--save-scenario",
-            saved.to_str().unwrap(),
-        ],
-        Some(log.as_bytes()),
-    );
-    let scenario: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let (value, scenario) = resimulate_stdin(log, "masked");
     // Numbered as in the log, CPU 0 taken offline from the start.
     assert_eq!(scenario["topology"]["cores_per_llc"], 3, "{scenario}");
     assert_eq!(
@@ -390,22 +383,8 @@ fn resimulate_on_the_flat_machine_takes_its_size_from_the_header() {
                a-11    [001] d..2.   100.001100: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
 "
     );
-    let saved = temp_path("header.json");
-    let value = json(
-        &[
-            "replay",
-            "-",
-            "--json",
-            "--resimulate",
-            "--save-scenario",
-            saved.to_str().unwrap(),
-        ],
-        Some(log.as_bytes()),
-    );
+    let (value, scenario) = resimulate_stdin(&log, "header");
     assert_eq!(value["machine_cpus"], 8, "{value}");
-    let scenario: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
-    std::fs::remove_file(&saved).ok();
     // The whole machine, every CPU online: the header says they were there.
     assert_eq!(scenario["topology"]["cores_per_llc"], 8, "{scenario}");
     // (No hotplug: an empty list is left out of the file.)
