@@ -4,6 +4,7 @@
 //! Re-simulate).
 
 use sched_core::replay::{DerivedWorkload, ParseReport, ReplayMetrics};
+use sched_core::scenario::HotplugSpec;
 use sched_core::topology::{Topology, TopologySpec};
 use sched_core::Scenario;
 use serde_json::{json, Map, Value};
@@ -31,52 +32,15 @@ pub fn what_if_scenario(
     seed: u64,
     source: &str,
 ) -> Scenario {
-    // On the flat machine, CPUs are numbered as in the log (a per-CPU kernel thread is
-    // pinned by its name's number). Its size is the header's CPU count when the log
-    // has one (`#P:N`, `cpus=N`); else up to the highest CPU the log shows, and a CPU
-    // below that the log never shows (an excerpt, a log recorded with a CPU mask) is
-    // taken offline from the start.
-    let mut hidden = Vec::new();
-    let topology = match preset {
-        Some(preset) => TopologySpec {
-            preset: Some(preset.to_string()),
-            ..Default::default()
-        },
-        None => {
-            let seen = metrics
-                .cpus
-                .iter()
-                .map(|cpu| cpu.cpu + 1)
-                .max()
-                .unwrap_or(1);
-            let cpus = match derived.machine_cpus {
-                Some(header) => header.max(seen),
-                None => {
-                    let shown: std::collections::BTreeSet<u32> =
-                        metrics.cpus.iter().map(|cpu| cpu.cpu).collect();
-                    hidden = (0..seen)
-                        .filter(|cpu| !shown.contains(cpu))
-                        .map(|cpu| sched_core::scenario::HotplugSpec {
-                            at_ms: 0.0,
-                            cpu,
-                            online: false,
-                        })
-                        .collect();
-                    seen
-                }
-            };
-            // A scenario's LLC has at most 128 cores: a larger flat machine is cut
-            // into equal LLCs (moves between them then count as cross-LLC).
-            let llcs = cpus.div_ceil(sched_core::topology::MAX_CORES_PER_LLC);
+    let (topology, hotplug) = match preset {
+        Some(preset) => (
             TopologySpec {
-                sockets: Some(1),
-                numa_nodes_per_socket: Some(1),
-                llcs_per_socket: Some(llcs),
-                cores_per_llc: Some(cpus.div_ceil(llcs)),
-                threads_per_core: Some(1),
+                preset: Some(preset.to_string()),
                 ..Default::default()
-            }
-        }
+            },
+            Vec::new(),
+        ),
+        None => flat_machine(derived, metrics),
     };
     let background = sched_core::background::BackgroundSpec {
         enabled: false,
@@ -101,9 +65,54 @@ pub fn what_if_scenario(
         costs: Default::default(),
         power: Default::default(),
         background,
-        hotplug: hidden,
+        hotplug,
         cgroups: Vec::new(),
     }
+}
+
+/// The flat machine a log re-simulates on, and its CPUs offline from the start. Its
+/// CPUs are numbered as in the log (a per-CPU kernel thread is pinned by its name's
+/// number). Its size is the header's CPU count when the log has one (`#P:N`,
+/// `cpus=N`); else up to the highest CPU the log shows, and a CPU below that the log
+/// never shows (an excerpt, a log recorded with a CPU mask) is offline from time 0.
+fn flat_machine(
+    derived: &DerivedWorkload,
+    metrics: &ReplayMetrics,
+) -> (TopologySpec, Vec<HotplugSpec>) {
+    let seen = metrics
+        .cpus
+        .iter()
+        .map(|cpu| cpu.cpu + 1)
+        .max()
+        .unwrap_or(1);
+    let (cpus, hidden) = match derived.machine_cpus {
+        Some(header) => (header.max(seen), Vec::new()),
+        None => {
+            let shown: std::collections::BTreeSet<u32> =
+                metrics.cpus.iter().map(|cpu| cpu.cpu).collect();
+            let hidden = (0..seen)
+                .filter(|cpu| !shown.contains(cpu))
+                .map(|cpu| HotplugSpec {
+                    at_ms: 0.0,
+                    cpu,
+                    online: false,
+                })
+                .collect();
+            (seen, hidden)
+        }
+    };
+    // A scenario's LLC has at most 128 cores: a larger flat machine is cut into equal
+    // LLCs (moves between them then count as cross-LLC).
+    let llcs = cpus.div_ceil(sched_core::topology::MAX_CORES_PER_LLC);
+    let topology = TopologySpec {
+        sockets: Some(1),
+        numa_nodes_per_socket: Some(1),
+        llcs_per_socket: Some(llcs),
+        cores_per_llc: Some(cpus.div_ceil(llcs)),
+        threads_per_core: Some(1),
+        ..Default::default()
+    };
+    (topology, hidden)
 }
 
 fn seconds(value: Option<f64>) -> Value {

@@ -268,28 +268,6 @@ impl Simulator {
                 );
             }
         }
-        // CPUs offline from time 0 (a replayed log's CPUs that the log never shows)
-        // are taken out once the simulator is built, before anything runs: one
-        // rebuild of the domains, not one per CPU. Later hotplug events are queued
-        // before the first task forks.
-        let hotplug = scenario.hotplug_in_order();
-        let from_start = hotplug
-            .iter()
-            .take_while(|(_, event)| event.at_ms == 0.0 && !event.online)
-            .count();
-        let offline_at_start: Vec<CpuId> = hotplug[..from_start]
-            .iter()
-            .map(|(_, event)| CpuId(event.cpu))
-            .collect();
-        for (_, event) in &hotplug[from_start..] {
-            queue.push(
-                SimTime((event.at_ms * 1e6) as u64),
-                Event::Hotplug {
-                    cpu: CpuId(event.cpu),
-                    online: event.online,
-                },
-            );
-        }
         // The machine's kthreads exist before the run starts: each begins asleep on
         // its CPU, its first timer due after an exponential residual of its interval
         // (the phase of a machine that has been up for a while), drawn from a stream
@@ -307,6 +285,27 @@ impl Simulator {
             } else if task.start_at != SimTime::MAX {
                 queue.push(task.start_at, Event::Fork(TaskId(idx as u32)));
             }
+        }
+        // CPUs offline from time 0 (a replayed log's CPUs that the log never shows)
+        // are taken out once the simulator is built, before anything runs: one
+        // rebuild of the domains, not one per CPU. Later hotplug events are queued.
+        let hotplug = scenario.hotplug_in_order();
+        let from_start = hotplug
+            .iter()
+            .take_while(|(_, event)| event.at_ms == 0.0 && !event.online)
+            .count();
+        let offline_at_start: Vec<CpuId> = hotplug[..from_start]
+            .iter()
+            .map(|(_, event)| CpuId(event.cpu))
+            .collect();
+        for (_, event) in &hotplug[from_start..] {
+            queue.push(
+                SimTime((event.at_ms * 1e6) as u64),
+                Event::Hotplug {
+                    cpu: CpuId(event.cpu),
+                    online: event.online,
+                },
+            );
         }
         let end = SimTime::from_ms(scenario.duration_ms);
         queue.push(end, Event::End);

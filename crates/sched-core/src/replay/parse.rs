@@ -1217,13 +1217,13 @@ impl Parser {
         {
             return Some(SkipReason::StackTrace);
         }
-        if let Some(count) = trimmed.strip_prefix("cpus=") {
-            self.note_machine_cpus(count);
-        }
         if trimmed.starts_with("version =")
             || trimmed.starts_with("cpus=")
             || (trimmed.starts_with("CPU ") && trimmed.ends_with(" is empty"))
         {
+            if let Some(count) = trimmed.strip_prefix("cpus=") {
+                self.note_machine_cpus(count);
+            }
             self.trace_cmd_hint = true;
             return Some(SkipReason::Header);
         }
