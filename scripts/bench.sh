@@ -54,7 +54,7 @@ for entry in "${native_cases[@]}"; do
 done
 
 # Instructions per event (callgrind), the figures the guard in `npm test` checks.
-bash scripts/perf-guard.sh --json "$tmp/instructions.json" --with-cgroups --with-task-count || echo "bench: the performance guard's limits were not met (see above)"
+bash scripts/perf-guard.sh --json "$tmp/instructions.json" --with-cgroups --with-task-count --profile release || echo "bench: the performance guard's limits were not met (see above)"
 
 # The ftrace parser and replay (`schedlab replay`), on a schedlab-written trace.
 "$bin" run hackbench-7950x --set workloads.0.loops=1000 --trace-out "$tmp/hackbench.trace" > /dev/null
