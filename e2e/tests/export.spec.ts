@@ -89,11 +89,14 @@ test('the timeline exports as PNG and the machine as SVG and PNG', async ({ page
       namespace: doc.documentElement.namespaceURI,
       cpus: doc.querySelectorAll('g.cpu').length,
       filled: cells.filter((cell) => /fill: rgb/.test(cell.getAttribute('style') ?? '')).length,
-      labels: [...doc.querySelectorAll('g.cpu text.cpu-label')].map((label) => label.textContent),
+      labels: [...doc.querySelectorAll('g.cpu-text text.cpu-label')].map((label) => label.textContent),
+      // The numbers' halo is painted under their fill, as on the page.
+      haloed: [...doc.querySelectorAll('g.cpu-text text.cpu-label')].filter((label) => /paint-order: stroke/.test(label.getAttribute('style') ?? '')).length,
     };
   }, text);
   expect(parsed).toMatchObject({ errors: 0, root: 'svg', namespace: 'http://www.w3.org/2000/svg', cpus: 8, filled: 8 });
   expect(parsed.labels).toHaveLength(8);
+  expect(parsed.haloed).toBe(8);
 
   const png = await exportFile(page, 'Machine (PNG)');
   expect(png.name).toBe('schedlab-teaching-small-seed42-machine.png');

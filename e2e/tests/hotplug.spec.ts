@@ -18,7 +18,7 @@ test('CPUs taken offline by hotplug are drawn as offline, not idle, and come bac
   await expect(offline).toHaveCount(4);
   expect(await offline.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-cpu')))).toEqual(['4', '5', '6', '7']);
   await expect(offline.first().locator('title')).toHaveText('CPU 4: offline (hotplug)');
-  await expect(offline.first().locator('text.cpu-pid')).toHaveText('offline');
+  await expect(machine.locator('g.cpu-text[data-cpu="4"] text.cpu-pid')).toHaveText('offline');
   await expect(page.getByTestId('offline-legend')).toHaveText('offline (hotplug): 4 CPUs');
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(offline).toHaveCount(0, { timeout: 20_000 });

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 /** A colour's luminance, 0 (black) to 1 (white). */
 function luminance(color: string): number {
@@ -52,4 +52,22 @@ test('presenter mode in the dark theme keeps light text: headings, labels and de
   expect(luminance(await label.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.5);
   const description = page.locator('.scenario-description').first();
   expect(luminance(await description.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.6);
+});
+
+test('the dark theme draws SHARED_RUNQ\'s shard lanes dark under their light labels, and the CPU numbers over the move arcs', async ({ page }) => {
+  await openApp(page);
+  await chooseScenario(page, 'shared-runq-hackbench-7950x');
+  await page.getByRole('button', { name: 'Dark theme' }).click();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await waitIdle(page);
+  const machine = page.locator('svg[data-testid="machine"]');
+  const lane = machine.locator('g.lane').first();
+  const fill = await lane.locator('rect.lane-box').getAttribute('fill');
+  const label = await lane.locator('text.lane-label').evaluate((element) => getComputedStyle(element).fill);
+  expect(luminance(fill ?? '')).toBeLessThan(0.3);
+  expect(luminance(label)).toBeGreaterThan(0.6);
+  // The moves' layer sits under the cells' numbers and pids.
+  const order = await machine.evaluate((svg) => [...svg.children].map((child) => child.getAttribute('class')));
+  expect(order.indexOf('layer-motions')).toBeGreaterThan(order.indexOf('layer-cpus'));
+  expect(order.indexOf('layer-motions')).toBeLessThan(order.indexOf('layer-cpu-text'));
 });

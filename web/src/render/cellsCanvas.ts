@@ -37,10 +37,13 @@ export interface CellPalette {
   readonly depth: string;
   readonly allowed: string;
   readonly chosen: string;
+  /** A shard lane's fill with its lock quiet, and with it fully contended (the glow mixes them). */
+  readonly laneQuiet: string;
+  readonly laneHot: string;
 }
 
-export const LIGHT_CELLS: CellPalette = { idle: undefined, cellStroke: 'rgba(0, 0, 0, 0.15)', depth: '#d64545', allowed: '#b7791f', chosen: '#1a202c' };
-export const DARK_CELLS: CellPalette = { idle: '#2c3e50', cellStroke: 'rgba(0, 0, 0, 0.35)', depth: '#e66a6a', allowed: '#d69e2e', chosen: '#f0f4f8' };
+export const LIGHT_CELLS: CellPalette = { idle: undefined, cellStroke: 'rgba(0, 0, 0, 0.15)', depth: '#d64545', allowed: '#b7791f', chosen: '#1a202c', laneQuiet: '#f8fafc', laneHot: '#fff0e0' };
+export const DARK_CELLS: CellPalette = { idle: '#2c3e50', cellStroke: 'rgba(0, 0, 0, 0.35)', depth: '#e66a6a', allowed: '#d69e2e', chosen: '#f0f4f8', laneQuiet: '#1f2b37', laneHot: '#4a2e14' };
 
 /** How far the chosen CPU's ring sits outside its cell (as on the SVG cells). */
 const RING = 3;

@@ -12,6 +12,9 @@ const STYLED = [
   'stroke-width',
   'stroke-dasharray',
   'stroke-opacity',
+  'stroke-linejoin',
+  // Text drawn with a halo (its stroke under its fill) would lose its fill to the stroke without this.
+  'paint-order',
   'opacity',
   'font-family',
   'font-size',

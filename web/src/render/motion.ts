@@ -85,9 +85,14 @@ export function paintMotions(ctx: CanvasRenderingContext2D, layout: MachineLayou
 
 export function drawMotions(svgElement: SVGSVGElement, layout: MachineLayout, view: MotionView): void {
   const svg = select(svgElement);
-  const layer = svg.selectAll<SVGGElement, string>('g.layer-motions').data(['motions']).join('g').attr('class', 'layer-motions');
-  // On top of everything else, and not in the way of clicks.
-  layer.raise().attr('pointer-events', 'none');
+  // Over the cells but under their numbers and pids (`drawMachine`'s `cpu-text` layer),
+  // and not in the way of clicks.
+  const layer = svg
+    .selectAll<SVGGElement, string>('g.layer-motions')
+    .data(['motions'])
+    .join((enter) => enter.insert('g', 'g.layer-cpu-text'))
+    .attr('class', 'layer-motions')
+    .attr('pointer-events', 'none');
   const cells = new Map(layout.cpus.map((cell) => [cell.cpu, cell]));
   const drawn = view.drawn.filter((motion) => cells.has(motion.from) && cells.has(motion.to));
   const groups = layer

@@ -100,6 +100,9 @@ export function drawMachine(
   const llcLayer = layer('llcs');
   const coreLayer = layer('cores');
   const cpuLayer = layer('cpus');
+  // The cells' numbers and pids sit above the task moves' arcs (`drawMotions` puts
+  // its layer just below this one), so an arc crossing a cell never hides them.
+  const cpuTextLayer = layer('cpu-text');
   const coreIdleLayer = layer('core-idle');
   const socketPowerLayer = layer('socket-power');
   const laneLayer = layer('lanes');
@@ -190,8 +193,6 @@ export function drawMachine(
       group.append('rect').attr('class', 'cpu-cell').attr('rx', 2);
       group.append('rect').attr('class', 'depth');
       group.append('rect').attr('class', 'jitter-mark').attr('rx', 2).attr('fill', 'none');
-      group.append('text').attr('class', 'cpu-label');
-      group.append('text').attr('class', 'cpu-pid');
       return group;
     })
     // Only the cells whose state changed since the last draw are written again: with
@@ -246,11 +247,33 @@ export function drawMachine(
           const waiting = waitingOn(view, c.cpu);
           return depthWidth(waiting, c.width);
         });
+      group.select('title').text((c) => cellTitle(c, view, highlight, runsJitter(c), coreNote(c)));
+    });
+  cpuTextLayer
+    .attr('pointer-events', 'none')
+    .selectAll<SVGGElement, CpuCell>('g.cpu-text')
+    .data(onCanvas ? [] : layout.cpus, (cell) => cell.cpu)
+    .join((enter) => {
+      const group = enter.append('g').attr('class', 'cpu-text');
+      group.append('text').attr('class', 'cpu-label');
+      group.append('text').attr('class', 'cpu-pid');
+      return group;
+    })
+    .filter(function (cell) {
+      const signature = `${layoutId(layout)}|${view.running[cell.cpu] ?? 0}|${isOffline(view, cell.cpu) ? 'off' : ''}|${coreIdle(cell) ?? ''}|${power ? 'p' : ''}`;
+      if (drawnSignature.get(this) === signature) return false;
+      drawnSignature.set(this, signature);
+      return true;
+    })
+    .attr('data-cpu', (cell) => cell.cpu)
+    .call((group) => {
+      // A halo in the cell's own colour keeps the text readable over an arc.
       group
         .select('text.cpu-label')
         .attr('x', (c) => c.x + 3)
         .attr('y', (c) => c.y + labelFont + 1)
         .attr('fill', (c) => textOn(cellBase(c)))
+        .attr('stroke', cellBase)
         .attr('fill-opacity', 0.75)
         .style('font-size', `${labelFont}px`)
         // An idle core's cells give their room to its idle state's label (the tooltip keeps the CPU's number).
@@ -260,19 +283,19 @@ export function drawMachine(
         .attr('x', (c) => c.x + c.width / 2)
         .attr('y', (c) => c.y + c.height - 5)
         .attr('fill', (c) => textOn(cellBase(c)))
+        .attr('stroke', cellBase)
         .style('font-size', `${pidFont}px`)
         .text((c) => {
           const pid = view.running[c.cpu] ?? 0;
           if (showText && isOffline(view, c.cpu)) return 'offline';
           return showText && pid !== 0 ? String(pid) : '';
         });
-      group.select('title').text((c) => cellTitle(c, view, highlight, runsJitter(c), coreNote(c)));
     });
 
   drawCoreIdle(coreIdleLayer, layout.cores, layout.cell, power, showText);
   drawQueues(layer('queues'), layout, colors, view);
 
-  drawLanes(laneLayer, layout.lanes, colors, shards);
+  drawLanes(laneLayer, layout.lanes, colors, shards, cellPalette ?? LIGHT_CELLS);
 }
 
 /**
@@ -323,7 +346,6 @@ function drawQueues(layer: Selection<SVGGElement, string, SVGSVGElement, unknown
 
 /** A lane's rim: grey when its lock is quiet, orange as it heats up. */
 const laneStroke = interpolateRgb('#9aa5b1', '#dd6b20');
-const laneFill = interpolateRgb('#f8fafc', '#fff0e0');
 
 /** The shard lanes: a glowing box, a label, the queue's chips and "+N more". */
 function drawLanes(
@@ -331,7 +353,10 @@ function drawLanes(
   boxes: readonly LaneBox[],
   colors: TaskColors,
   shards: ShardView | undefined,
+  palette: CellPalette,
 ): void {
+  // The lane's fill, from the theme's quiet colour to its warm one as the lock heats up.
+  const laneFill = interpolateRgb(palette.laneQuiet, palette.laneHot);
   const lanes = boxes.map((box) => {
     const lane = shards?.lanes[box.shard];
     const pids = lane?.pids ?? [];
