@@ -200,7 +200,7 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   await box.fill(unreadable);
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByRole('alert')).toContainText(
-    'none of its 2 lines is a scheduler event that could be read (1 is one whose fields could not be, the first at line 1: sched_switch line skipped: next_pid=abc is not a number)',
+    'none of its 2 lines is a scheduler event that could be read, so there is nothing to replay. Line 1 is a scheduler event whose fields could not be read: sched_switch line skipped: next_pid=abc is not a number. The others: 1 line that is not a trace event (line 2).',
   );
   // Beside good lines, the unreadable one is a warning with its reason.
   await box.fill(`${good}\n${unreadable}`);

@@ -54,13 +54,24 @@ test('presenter mode in the dark theme keeps light text: headings, labels and de
   expect(luminance(await description.evaluate((element) => getComputedStyle(element).color))).toBeGreaterThan(0.6);
 });
 
-test('the dark theme draws SHARED_RUNQ\'s shard lanes dark under their light labels, and the CPU numbers over the move arcs', async ({ page }) => {
+test('the dark theme draws SHARED_RUNQ\'s shard lanes dark under their light labels, and the CPU numbers over the move arcs with a halo of their cell\'s colour', async ({ page }) => {
   await openApp(page);
-  await chooseScenario(page, 'shared-runq-hackbench-7950x');
   await page.getByRole('button', { name: 'Dark theme' }).click();
+  const machine = page.locator('svg[data-testid="machine"]');
+  // An idle CPU's number: light on the dark idle cell, its halo the cell's own colour.
+  const idle = await machine.evaluate((svg) => {
+    const text = svg.querySelector('g.cpu-text[data-pid="0"]:not([data-idle]) text.cpu-label');
+    const cpu = text?.parentElement?.getAttribute('data-cpu');
+    const cell = svg.querySelector(`g.cpu[data-cpu="${cpu}"] rect.cpu-cell`);
+    return text && cell ? { fill: getComputedStyle(text).fill, halo: getComputedStyle(text).stroke, cell: getComputedStyle(cell).fill } : undefined;
+  });
+  expect(idle).toBeDefined();
+  expect(luminance(idle!.cell)).toBeLessThan(0.3);
+  expect(idle!.halo).toBe(idle!.cell);
+  expect(luminance(idle!.fill)).toBeGreaterThan(0.6);
+  await chooseScenario(page, 'shared-runq-hackbench-7950x');
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await waitIdle(page);
-  const machine = page.locator('svg[data-testid="machine"]');
   const lane = machine.locator('g.lane').first();
   const fill = await lane.locator('rect.lane-box').getAttribute('fill');
   const label = await lane.locator('text.lane-label').evaluate((element) => getComputedStyle(element).fill);

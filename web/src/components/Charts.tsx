@@ -114,7 +114,7 @@ function LatencyHistogram({ flat }: { flat: Float64Array }) {
         <h3>Wakeup latency histogram</h3>
         <ul className="legend chart-legend">
           <li>
-            <span className="swatch" style={{ background: '#4a78a8' }} />
+            <span className="swatch hist-swatch" />
             wakeups per bucket
           </li>
           <li>

@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import { SPEEDS } from '../store/app';
 import type { Controller } from '../store/controller';
 import { brushView, followView, keyZoomAnchor, panView, timeAtX, visibleRange, zoomView, type TimelineView } from '../store/timeline';
-import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, timelineGeometry, type DrawStats } from '../render/timeline';
+import { AXIS_PX, BUSY_FILL, DARK_PALETTE, drawTimeline, hitTest, LIGHT_PALETTE, PRESENTER_TYPE_PX, timelineGeometry, TYPE_PX, type DrawStats } from '../render/timeline';
 import { taskColors } from '../render/colors';
 import { hidpiContext } from '../render/hidpi';
 import { asContext, SvgRecorder } from '../render/svgContext';
@@ -95,7 +95,9 @@ export function Timeline({
   const [overAxis, setOverAxis] = useState(false);
 
   const nCpus = loaded?.machine.cpus.length ?? 0;
-  const geometry = useMemo(() => timelineGeometry(width, nCpus), [width, nCpus]);
+  // Presenter mode writes the lanes' labels and the axis larger, as it does the page's text.
+  const presenter = useAppState(store, (s) => s.presenter);
+  const geometry = useMemo(() => timelineGeometry(width, nCpus, presenter ? PRESENTER_TYPE_PX : TYPE_PX), [width, nCpus, presenter]);
   const colors = useMemo(() => taskColors(loaded?.tasks ?? []), [loaded]);
   const comms = useMemo(() => new Map((loaded?.tasks ?? []).map((task) => [task.pid, task.comm])), [loaded]);
   const speedFactor = axis?.speedFactor ?? SPEEDS[speedIndex]?.factor ?? 0.01;

@@ -18,6 +18,21 @@ export function isOffline(view: CpuView, cpu: number): boolean {
   return view.offline !== undefined && view.offline.length > 0 && view.offline.includes(cpu);
 }
 
+/** The smallest type a pid is written in; a cell too narrow for it shows the pid in its tooltip only. */
+export const PID_MIN_PX = 8;
+
+/**
+ * The type size a cell's text of `chars` characters is written in: `preferred`,
+ * or smaller to fit the cell's width with 2 px either side (digits are about 0.6 em
+ * wide), so neighbouring cells' pids never run together; 0 when even `PID_MIN_PX`
+ * does not fit.
+ */
+export function fittedTypePx(chars: number, preferred: number, cellWidth: number): number {
+  const fits = Math.floor((cellWidth - 4) / (0.6 * Math.max(1, chars)));
+  const size = Math.min(preferred, fits);
+  return size >= PID_MIN_PX ? size : 0;
+}
+
 /** An offline CPU's fill: darker than any idle state, the same in both themes' cells. */
 export const OFFLINE_FILL = '#3e4c59';
 

@@ -19,7 +19,7 @@ function machine(): Machine {
 
 /** The calls a 2D context received that the test looks at, with the state they were made in. */
 interface Call {
-  readonly op: 'fillRect' | 'strokeRect';
+  readonly op: 'fillRect' | 'strokeRect' | 'stroke' | 'fillText' | 'strokeText';
   readonly x: number;
   readonly y: number;
   readonly width: number;
@@ -35,7 +35,20 @@ function recorder(): { ctx: CanvasRenderingContext2D; calls: Call[] } {
     ...state,
     clearRect() {},
     setLineDash() {},
-    fillText() {},
+    beginPath() {},
+    moveTo() {},
+    quadraticCurveTo() {},
+    arc() {},
+    fill() {},
+    stroke() {
+      calls.push({ op: 'stroke', x: 0, y: 0, width: 0, height: 0, style: this.strokeStyle, alpha: this.globalAlpha });
+    },
+    fillText(text: string, x: number, y: number) {
+      calls.push({ op: 'fillText', x, y, width: 0, height: 0, style: text, alpha: this.globalAlpha });
+    },
+    strokeText(text: string, x: number, y: number) {
+      calls.push({ op: 'strokeText', x, y, width: 0, height: 0, style: this.strokeStyle, alpha: this.globalAlpha });
+    },
     fillRect(x: number, y: number, width: number, height: number) {
       calls.push({ op: 'fillRect', x, y, width, height, style: this.fillStyle, alpha: this.globalAlpha });
     },
@@ -103,6 +116,34 @@ describe('canvas cells', () => {
     const cell6 = layout.cpus[6]!;
     expect(calls.some((call) => call.op === 'strokeRect' && call.x === cell6.x - 3 && call.style === LIGHT_CELLS.chosen)).toBe(true);
     expect(calls.filter((call) => call.op === 'strokeRect' && call.style === LIGHT_CELLS.allowed)).toHaveLength(2);
+  });
+
+  it('writes the numbers and pids after the moves\' arcs, each over a halo in its cell\'s colour', () => {
+    // Wide enough for text in the cells.
+    const layout = computeLayout(machine(), 4000);
+    expect(layout.cell).toBeGreaterThanOrEqual(24);
+    const n = layout.cpus.length;
+    const running = new Uint32Array(n);
+    running[3] = 1003;
+    const frame: CellsFrame = {
+      layout,
+      colors,
+      view: { running, nrRunning: new Uint32Array(n) },
+      highlight: undefined,
+      coreIdle: () => undefined,
+      labelsIdleCore: () => false,
+      palette: LIGHT_CELLS,
+      motions: { drawn: [{ atNs: 0, pid: 1003, from: 2, to: 3, cause: 'wakeup', distance: 'smt', age: 0.5 }], more: { smt: 0, llc: 0, 'cross-llc': 0, 'cross-numa': 0 }, moreTotal: 0, truncated: false },
+    };
+    const { ctx, calls } = recorder();
+    expect(drawCells(ctx, frame).motions).toBe(1);
+    const lastArc = calls.map((call) => call.op).lastIndexOf('stroke');
+    const pid = calls.findIndex((call) => call.op === 'fillText' && call.style === '1003');
+    const firstNumber = calls.findIndex((call) => call.op === 'fillText');
+    expect(lastArc).toBeGreaterThan(-1);
+    expect(firstNumber).toBeGreaterThan(lastArc);
+    expect(pid).toBeGreaterThan(lastArc);
+    expect(calls[pid - 1]).toMatchObject({ op: 'strokeText', style: colors.fill(1003) });
   });
 
   it('finds the cell under a point, and none between cells', () => {

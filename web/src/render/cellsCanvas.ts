@@ -17,7 +17,7 @@ import type { CpuCell, MachineLayout } from './layout';
 import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 import { DEEP_FILL, DEEP_HATCH, idleCellBase, SHALLOW_FILL } from './power';
 import type { CoreIdle } from '../store/power';
-import { cpuMark, depthWidth, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { cpuMark, depthWidth, fittedTypePx, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { paintMotions } from './motion';
 import type { MotionView } from '../store/motion';
 
@@ -97,6 +97,7 @@ export function drawCells(ctx: CanvasRenderingContext2D, frame: CellsFrame): Cel
   const labelFont = layout.cell >= 34 ? Math.round(Math.min(20, Math.max(12, layout.cell * 0.16))) : 9;
   let deep: CanvasPattern | string | undefined;
   let running = 0;
+  const texts: { cell: CpuCell; base: string; pid: number; alpha: number }[] = [];
   for (const cell of layout.cpus) {
     const pid = view.running[cell.cpu] ?? 0;
     const state = frame.coreIdle(cell.core);
@@ -143,25 +144,37 @@ export function drawCells(ctx: CanvasRenderingContext2D, frame: CellsFrame): Cel
       ctx.lineWidth = 3;
       ctx.strokeRect(cell.x - RING, cell.y - RING, cell.width + 2 * RING, cell.height + 2 * RING);
     }
-    if (showText) {
-      ctx.fillStyle = textOn(base);
-      if (!frame.labelsIdleCore(cell)) {
-        ctx.globalAlpha *= 0.75;
-        ctx.font = `${labelFont}px system-ui, sans-serif`;
-        ctx.textAlign = 'left';
-        ctx.textBaseline = 'alphabetic';
-        ctx.fillText(String(cell.cpu), cell.x + 3, cell.y + labelFont + 1);
-        ctx.globalAlpha /= 0.75;
-      }
-      if (pid !== 0) {
-        ctx.font = `${pidFont}px system-ui, sans-serif`;
-        ctx.textAlign = 'center';
-        ctx.fillText(String(pid), cell.x + cell.width / 2, cell.y + cell.height - 5);
-      }
-    }
+    if (showText) texts.push({ cell, base, pid, alpha: ctx.globalAlpha });
   }
   ctx.globalAlpha = 1;
   const motions = frame.motions ? paintMotions(ctx, layout, frame.motions) : 0;
+  // The numbers and pids after the moves' arcs, as the SVG draws them: over the arcs,
+  // each with a halo in its cell's colour.
+  ctx.lineJoin = 'round';
+  ctx.lineWidth = 3;
+  for (const { cell, base, pid, alpha } of texts) {
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = textOn(base);
+    ctx.strokeStyle = base;
+    if (!frame.labelsIdleCore(cell)) {
+      ctx.globalAlpha *= 0.75;
+      ctx.font = `${labelFont}px system-ui, sans-serif`;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'alphabetic';
+      ctx.strokeText(String(cell.cpu), cell.x + 3, cell.y + labelFont + 1);
+      ctx.fillText(String(cell.cpu), cell.x + 3, cell.y + labelFont + 1);
+      ctx.globalAlpha /= 0.75;
+    }
+    // Smaller type in a narrow cell, so two cells' pids never read as one number.
+    const size = pid !== 0 ? fittedTypePx(String(pid).length, pidFont, cell.width) : 0;
+    if (size > 0) {
+      ctx.font = `${size}px system-ui, sans-serif`;
+      ctx.textAlign = 'center';
+      ctx.strokeText(String(pid), cell.x + cell.width / 2, cell.y + cell.height - 5);
+      ctx.fillText(String(pid), cell.x + cell.width / 2, cell.y + cell.height - 5);
+    }
+  }
+  ctx.globalAlpha = 1;
   return { cells: layout.cpus.length, running, motions };
 }
 

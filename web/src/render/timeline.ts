@@ -23,9 +23,12 @@ export const LABEL_PX = 66;
 /** The tallest the region grows before it scrolls. */
 export const MAX_VIEW_PX = 420;
 const LANE_GAP_PX = 1;
-/** Labels need this much height at 12 px type. */
-const LABEL_MIN_PX = 15;
-const FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** The type of labels and axis: 12 px, larger in presenter mode. */
+export const TYPE_PX = 12;
+export const PRESENTER_TYPE_PX = 16;
+/** The height a label needs, at `typePx` type. */
+const labelMinPx = (typePx: number) => typePx + 3;
+const font = (typePx: number) => `${typePx}px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif`;
 
 /** Where merged short runs are drawn: dark enough to read as busy, no task's hue. */
 export const BUSY_FILL = '#52606d';
@@ -44,15 +47,18 @@ export interface TimelineGeometry {
   readonly viewHeight: number;
   readonly plotLeft: number;
   readonly plotWidth: number;
+  /** The labels' and axis's type size, px. */
+  readonly typePx: number;
 }
 
-export function timelineGeometry(width: number, nCpus: number): TimelineGeometry {
+export function timelineGeometry(width: number, nCpus: number, typePx = TYPE_PX): TimelineGeometry {
   const lanes = Math.max(1, nCpus);
   const laneHeight = Math.max(MIN_LANE_PX, Math.min(MAX_LANE_PX, Math.floor((MAX_VIEW_PX - AXIS_PX) / lanes)));
   const contentHeight = AXIS_PX + lanes * laneHeight;
   let labelEvery = 1;
-  while (labelEvery * laneHeight < LABEL_MIN_PX) labelEvery *= 2;
-  const plotLeft = LABEL_PX;
+  while (labelEvery * laneHeight < labelMinPx(typePx)) labelEvery *= 2;
+  // The gutter holds "CPU 511" at the label type.
+  const plotLeft = Math.round((LABEL_PX * typePx) / TYPE_PX);
   return {
     width,
     nCpus,
@@ -62,6 +68,7 @@ export function timelineGeometry(width: number, nCpus: number): TimelineGeometry
     viewHeight: Math.min(MAX_VIEW_PX, contentHeight),
     plotLeft,
     plotWidth: Math.max(1, width - plotLeft - 8),
+    typePx,
   };
 }
 
@@ -259,7 +266,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
   const pixelNs = (t1 - t0) / plotWidth;
   const xOf = (timeNs: number) => plotLeft + ((timeNs - t0) / (t1 - t0)) * plotWidth;
   ctx.clearRect(0, 0, width, viewHeight);
-  ctx.font = FONT;
+  ctx.font = font(geometry.typePx);
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
 
@@ -309,7 +316,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
           sample = { x: (x0 + x1) / 2, y: top + barHeight / 2, cpu: lane };
         }
         // The task where it fits, as canvas text (never HTML): `comm pid`, else the pid.
-        if (laneHeight >= LABEL_MIN_PX && x1 - x0 > 24) {
+        if (laneHeight >= labelMinPx(geometry.typePx) && x1 - x0 > 24) {
           const text = runLabel(ctx, frame.comm(span.pid), span.pid, x1 - x0 - 6);
           if (text !== undefined) {
             ctx.fillStyle = textOn(fill);
@@ -349,7 +356,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, frame: TimelineFrame
     if (lane % geometry.labelEvery !== 0) continue;
     const top = laneTop(lane);
     // A label on a thin lane hangs from its lane's top, next to a mark as tall as the lane.
-    const middle = geometry.labelEvery === 1 ? top + barHeight / 2 : top + LABEL_MIN_PX / 2;
+    const middle = geometry.labelEvery === 1 ? top + barHeight / 2 : top + labelMinPx(geometry.typePx) / 2;
     if (middle < AXIS_PX + 6 || middle > viewHeight - 6) continue;
     ctx.fillText(`CPU ${lane}`, plotLeft - 8, middle);
     if (geometry.labelEvery > 1) ctx.fillRect(plotLeft - 6, top, 4, Math.max(1, laneHeight - 1));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuMark, DEPTH_FULL, depthWidth } from './topology';
+import { fittedTypePx, PID_MIN_PX } from './cellState';
 
 describe('CPU marks for the selected task', () => {
   it('outline the allowed CPUs and dim the others', () => {
@@ -24,5 +25,20 @@ describe('the depth bar', () => {
     for (let index = 1; index < widths.length; index++) expect(widths[index]!).toBeGreaterThan(widths[index - 1]!);
     expect(depthWidth(DEPTH_FULL, 12)).toBeCloseTo(12);
     expect(depthWidth(DEPTH_FULL * 4, 12)).toBeCloseTo(12);
+  });
+});
+
+describe('a pid in its cell', () => {
+  it('keeps its type where it fits, shrinks in a narrow cell, and is left out below the smallest type', () => {
+    // Four digits at 12 px are about 29 px wide: a 40 px cell keeps 12 px.
+    expect(fittedTypePx(4, 12, 40)).toBe(12);
+    // A 26 px cell (presenter mode at 1280 px on Milan) writes them at 9 px: 21.6 px, inside 22.
+    expect(fittedTypePx(4, 10, 26)).toBe(9);
+    expect(4 * 0.6 * fittedTypePx(4, 10, 26)).toBeLessThanOrEqual(26 - 4);
+    expect(fittedTypePx(5, 10, 20)).toBe(0);
+    expect(fittedTypePx(1, 10, 12)).toBe(10);
+    // The smallest type that fits, not one below it.
+    expect(fittedTypePx(4, 10, 4 + 4 * 0.6 * PID_MIN_PX)).toBe(PID_MIN_PX);
+    expect(fittedTypePx(4, 10, 3 + 4 * 0.6 * PID_MIN_PX)).toBe(0);
   });
 });

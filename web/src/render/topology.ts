@@ -20,7 +20,7 @@ import { chipX, fitLane, LANE } from './lanes';
 import type { Pid } from '../base/types';
 import type { MotionView } from '../store/motion';
 import { hidpiContext } from './hidpi';
-import { cpuMark, depthWidth, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
+import { cpuMark, depthWidth, fittedTypePx, isOffline, OFFLINE_FILL, waitingOn, type CpuHighlight, type CpuView } from './cellState';
 import { cellAt, cellsOnCanvas, drawCells, LIGHT_CELLS, type CellPalette, type CellsFrame } from './cellsCanvas';
 
 /** A shard as a lane shows it: its CPUs and its queue, head (oldest) first. */
@@ -266,6 +266,9 @@ export function drawMachine(
       return true;
     })
     .attr('data-cpu', (cell) => cell.cpu)
+    // As on the cell's group, for the dark theme's idle colours (styles.css).
+    .attr('data-pid', (cell) => view.running[cell.cpu] ?? 0)
+    .attr('data-idle', (cell) => coreIdle(cell) ?? null)
     .call((group) => {
       // A halo in the cell's own colour keeps the text readable over an arc.
       group
@@ -284,11 +287,14 @@ export function drawMachine(
         .attr('y', (c) => c.y + c.height - 5)
         .attr('fill', (c) => textOn(cellBase(c)))
         .attr('stroke', cellBase)
-        .style('font-size', `${pidFont}px`)
-        .text((c) => {
+        .each(function (c) {
           const pid = view.running[c.cpu] ?? 0;
-          if (showText && isOffline(view, c.cpu)) return 'offline';
-          return showText && pid !== 0 ? String(pid) : '';
+          const text = !showText ? '' : isOffline(view, c.cpu) ? 'offline' : pid !== 0 ? String(pid) : '';
+          // Smaller type in a narrow cell, so two cells' pids never read as one number.
+          const size = fittedTypePx(text.length, pidFont, c.width);
+          select(this)
+            .style('font-size', `${size}px`)
+            .text(size > 0 ? text : '');
         });
     });
 

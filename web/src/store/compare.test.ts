@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scenarioSchema } from '../engine/validate';
-import { compareMarkdown, compareRows, formatChange, settingDiffs, verdict } from './compare';
+import { compareMarkdown, compareRows, formatChange, formatValue, settingDiffs, verdict } from './compare';
 import { policyGroups, type JsonValue } from './policy';
 
 const GROUPS = policyGroups(scenarioSchema);
@@ -53,6 +53,18 @@ describe('the diff table', () => {
     expect(formatChange({ ...tiny, changePct: -0.04 })).toBe('0.0 %');
     expect(formatChange({ ...tiny, changePct: 0.04 })).toBe('0.0 %');
     expect(formatChange({ ...tiny, changePct: -0.05 })).toBe('−0.1 %');
+  });
+
+  it('shows more digits where the usual ones would show two different figures as one', () => {
+    // 1.234 % and 1.227 % of acquisitions waited: 1.23 both at two digits, beside a change of -0.6 %.
+    const close = compareRows(summary(200, 1000, 10, 12.34, 2000), summary(200, 1000, 10, 12.27, 2000));
+    const waited = close.find((row) => row.label === 'rq lock acquisitions that waited')!;
+    expect(waited.digits).toBe(3);
+    expect(formatValue(waited.a, waited.digits)).toBe('1.234');
+    expect(formatValue(waited.b, waited.digits)).toBe('1.227');
+    // Equal figures, and figures apart at the usual digits, keep them.
+    expect(find('utilisation')!.digits).toBe(1);
+    expect(find('p99')!.digits).toBe(1);
   });
 
   it('shows a figure only one run has as missing, never as a number', () => {

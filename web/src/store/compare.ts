@@ -68,7 +68,18 @@ function numberAt(summary: JsonValue | undefined, path: string): number | undefi
 
 function row(spec: Omit<RowSpec, 'path' | 'scale' | 'optional'>, a: number | undefined, b: number | undefined): CompareRow {
   const changePct = a !== undefined && b !== undefined && a !== 0 ? ((b - a) / Math.abs(a)) * 100 : undefined;
-  return { group: spec.group, label: spec.label, unit: spec.unit, a, b, changePct, better: spec.better, digits: spec.digits };
+  return { group: spec.group, label: spec.label, unit: spec.unit, a, b, changePct, better: spec.better, digits: telling(a, b, spec.digits) };
+}
+
+/**
+ * The digits that tell A from B: `digits`, or up to two more when the values differ
+ * but would show the same (1.23 against 1.23 beside a change of -0.6 %).
+ */
+function telling(a: number | undefined, b: number | undefined, digits: number): number {
+  if (a === undefined || b === undefined || a === b) return digits;
+  let shown = digits;
+  while (shown < digits + 2 && formatFixed(a, shown) === formatFixed(b, shown)) shown += 1;
+  return shown;
 }
 
 /** Each workload's headline figures: throughput (higher is better) or time to finish (lower). */

@@ -327,6 +327,31 @@ impl SkipReason {
             SkipReason::Unrecognised => "lines that are not trace events",
         }
     }
+
+    /// `count` of them in words: "1 header", "2 lines that are not trace events".
+    pub fn counted(self, count: u64) -> String {
+        if count != 1 {
+            return format!("{count} {}", self.label());
+        }
+        let one = match self {
+            SkipReason::Blank => "blank line",
+            SkipReason::Header => "header",
+            SkipReason::LostEvents => "lost-event note",
+            SkipReason::BufferStarted => "buffer-start note",
+            SkipReason::StackTrace => "stack trace",
+            SkipReason::FunctionTracer => "function-tracer line",
+            SkipReason::Marker => "trace marker",
+            SkipReason::OtherEvent => "other event",
+            SkipReason::Markup => "line of HTML markup",
+            SkipReason::KernelLog => "kernel log line",
+            SkipReason::Annotation => "annotation",
+            SkipReason::BadPayload => "scheduler event that could not be read",
+            SkipReason::Continuation => "continued line",
+            SkipReason::TooLong => "line too long to read",
+            SkipReason::Unrecognised => "line that is not a trace event",
+        };
+        format!("1 {one}")
+    }
 }
 
 /// How many lines were skipped for one reason, and the first few line numbers.
@@ -411,58 +436,74 @@ impl ParseReport {
                 "{source} is empty: there is no ftrace line to replay"
             ));
         }
+        let unreadable = self.skipped.get(&SkipReason::BadPayload);
+        // What the other lines were; the unreadable events have a sentence of their own.
         let mut what: Vec<String> = self
             .skipped
             .iter()
-            .filter(|(reason, _)| **reason != SkipReason::Blank)
+            .filter(|(reason, _)| !matches!(reason, SkipReason::Blank | SkipReason::BadPayload))
             .map(|(reason, skip)| {
                 let lines: Vec<String> = skip.first_lines.iter().map(u64::to_string).collect();
                 let at = if lines.len() == 1 { "line" } else { "lines" };
-                format!(
-                    "{} {} ({at} {})",
-                    skip.count,
-                    reason.label(),
-                    lines.join(", ")
-                )
+                format!("{} ({at} {})", reason.counted(skip.count), lines.join(", "))
             })
             .collect();
-        if what.is_empty() {
+        if what.is_empty() && unreadable.is_none() {
             what.push("only blank lines".to_string());
         }
-        let unreadable = self.skipped.get(&SkipReason::BadPayload);
-        let none = if let Some(unreadable) = unreadable {
-            // The first unreadable line's warning says what is wrong with it.
-            let first = unreadable.first_lines.first().and_then(|line| {
-                self.warnings
-                    .iter()
-                    .find(|warning| warning.line == Some(*line))
-                    .map(|warning| format!(", the first at line {line}: {}", warning.message))
-            });
-            format!(
-                "none of its {} lines is a scheduler event that could be read ({} {} whose \
-                 fields could not be{})",
-                self.lines,
-                unreadable.count,
-                if unreadable.count == 1 {
-                    "is one"
-                } else {
-                    "are ones"
-                },
-                first.unwrap_or_default()
-            )
-        } else {
-            format!(
-                "none of its {} lines is a scheduler event (sched_switch, sched_wakeup, \
-                 sched_waking, sched_wakeup_new, sched_migrate_task, ...)",
+        let mut message = match unreadable {
+            Some(unreadable) => {
+                // The first unreadable line's warning says what is wrong with it.
+                let first_line = unreadable.first_lines.first().copied();
+                let why = first_line.and_then(|line| {
+                    self.warnings
+                        .iter()
+                        .find(|warning| warning.line == Some(line))
+                        .map(|warning| warning.message.clone())
+                });
+                let about = match (unreadable.count, first_line, why) {
+                    (1, Some(line), Some(why)) => format!(
+                        "Line {line} is a scheduler event whose fields could not be read: {why}."
+                    ),
+                    (count, Some(line), Some(why)) => format!(
+                        "{count} lines are scheduler events whose fields could not be read; the \
+                         first, line {line}: {why}."
+                    ),
+                    (count, _, _) => format!(
+                        "{} whose fields could not be read.",
+                        if count == 1 {
+                            "1 line is a scheduler event".to_string()
+                        } else {
+                            format!("{count} lines are scheduler events")
+                        }
+                    ),
+                };
+                format!(
+                    "{source}: none of its {} lines is a scheduler event that could be read, so \
+                     there is nothing to replay. {about}",
+                    self.lines
+                )
+            }
+            None => format!(
+                "{source}: none of its {} lines is a scheduler event (sched_switch, \
+                 sched_wakeup, sched_waking, sched_wakeup_new, sched_migrate_task, ...), so \
+                 there is nothing to replay.",
                 self.lines
-            )
+            ),
         };
-        Some(format!(
-            "{source}: {none}, so there is nothing to replay; its lines are {}. The text of an \
-             ftrace buffer (/sys/kernel/tracing/trace or trace_pipe, or the output of trace-cmd \
-             report) is what replays",
-            what.join("; ")
-        ))
+        if !what.is_empty() {
+            let lead = if unreadable.is_some() {
+                "The others"
+            } else {
+                "Its lines"
+            };
+            message.push_str(&format!(" {lead}: {}.", what.join("; ")));
+        }
+        message.push_str(
+            " The text of an ftrace buffer (/sys/kernel/tracing/trace or trace_pipe, or the \
+             output of trace-cmd report) is what replays.",
+        );
+        Some(message)
     }
 }
 
@@ -2479,13 +2520,26 @@ mod tests {
             .report
             .nothing_to_replay("pasted log")
             .expect("nothing to replay");
+        assert_eq!(
+            none,
+            "pasted log: none of its 2 lines is a scheduler event that could be read, so there \
+             is nothing to replay. Line 1 is a scheduler event whose fields could not be read: \
+             sched_switch line skipped: next_pid=abc is not a number. The others: 1 line that \
+             is not a trace event (line 2). The text of an ftrace buffer \
+             (/sys/kernel/tracing/trace or trace_pipe, or the output of trace-cmd report) is \
+             what replays."
+        );
+        // Two unreadable lines: counted, and the first one's reason given.
+        let two = parse(&format!("{bad_pid}{bad_pid}"))
+            .report
+            .nothing_to_replay("pasted log")
+            .expect("nothing to replay");
         assert!(
-            none.starts_with(
-                "pasted log: none of its 2 lines is a scheduler event that could be read (1 is \
-                 one whose fields could not be, the first at line 1: sched_switch line skipped: \
-                 next_pid=abc is not a number)"
+            two.contains(
+                "2 lines are scheduler events whose fields could not be read; the first, line \
+                 1: sched_switch line skipped: next_pid=abc is not a number. The text"
             ),
-            "{none}"
+            "{two}"
         );
     }
 
@@ -2605,9 +2659,13 @@ mod tests {
             .expect("nothing to replay");
         assert!(why.starts_with("pasted log: none of its 3 lines"), "{why}");
         assert!(
-            why.contains("2 lines that are not trace events (lines 1, 3)"),
+            why.contains(
+                "so there is nothing to replay. Its lines: 2 lines that are not trace events \
+                 (lines 1, 3). The text"
+            ),
             "{why}"
         );
+        assert!(why.ends_with("is what replays."), "{why}");
         assert_eq!(
             parse("").report.nothing_to_replay("x"),
             Some("x is empty: there is no ftrace line to replay".into())
