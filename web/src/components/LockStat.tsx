@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { AppStore } from '../store/app';
 import { useAppStateEvery } from './useStore';
 import { formatCount } from '../base/format';
-import { columnKind, DEFAULT_LOCK_SORT, formatLockCell, LOCK_COLUMNS, lockSites, nextSort, sortLockRows, type LockColumn, type LockSort, type LockSite } from '../store/locks';
+import { columnKind, DEFAULT_LOCK_SORT, formatLockCell, LOCK_COLUMN_MEANING, LOCK_COLUMNS, lockSites, nextSort, sortLockRows, type LockColumn, type LockSort, type LockSite } from '../store/locks';
 import type { LockStatRow } from '../engine/protocol';
 
 /** `waittime-min` → the `waittime` group and its `min` column; other columns stand alone. */
@@ -73,7 +73,7 @@ function SortHeader({ column, sort, onSort, rowSpan }: { column: LockColumn; sor
   const kind = columnKind(column);
   return (
     <th scope="col" rowSpan={rowSpan} aria-sort={active ? sort.direction : 'none'} className={kind} data-column={column}>
-      <button type="button" onClick={() => onSort(nextSort(sort, column))} aria-label={`${column}${kind === 'time' ? ' (us)' : ''}`} title={`Sort by ${column}`}>
+      <button type="button" onClick={() => onSort(nextSort(sort, column))} aria-label={`${column}${kind === 'time' ? ' (us)' : ''}`} title={`${column}: ${LOCK_COLUMN_MEANING[column]}. Click to sort by it.`}>
         {breakable(split(column).name)}
         <span className="sort-mark" aria-hidden="true">
           {active ? (sort.direction === 'ascending' ? '▲' : '▼') : ''}

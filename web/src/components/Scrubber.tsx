@@ -15,7 +15,8 @@ const STEPS = 2000;
  */
 export function Scrubber({ store, controller }: { store: AppStore; controller: Controller }) {
   const nowNs = useAppState(store, (s) => s.frame?.nowNs ?? 0);
-  const endNs = useAppState(store, (s) => s.loaded?.endNs ?? 0);
+  // A run whose tasks all exited early spans its own length, not the idle rest of the scenario's.
+  const endNs = useAppState(store, (s) => s.finishedAtNs ?? s.loaded?.endNs ?? 0);
   const status = useAppState(store, (s) => s.status);
   const [dragging, setDragging] = useState<number | undefined>();
   if (endNs <= 0) return null;

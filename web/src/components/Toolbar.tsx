@@ -29,6 +29,7 @@ export function Toolbar({
   const status = useAppState(store, (s) => s.status);
   const frame = useAppState(store, (s) => s.frame);
   const loaded = useAppState(store, (s) => s.loaded);
+  const finishedAtNs = useAppState(store, (s) => s.finishedAtNs);
   const catchingUp = useAppState(store, (s) => s.catchingUp);
   // A failed engine runs nothing more until it is restarted (the banner above the panels).
   const engineFailed = useAppState(store, (s) => s.engineTrouble?.kind === 'failed');
@@ -167,7 +168,11 @@ export function Toolbar({
           >
             event {frame ? formatCount(frame.events) : 0}
           </span>
-          {frame?.finished && <span className="done">finished</span>}
+          {frame?.finished && (
+            <span className="done" title={finishedAtNs !== undefined ? 'Every task exited before the scenario\'s end: the playhead\'s slider spans the run' : undefined}>
+              {finishedAtNs !== undefined ? `finished: every task exited at ${formatTraceTime(finishedAtNs)} s` : 'finished'}
+            </span>
+          )}
           <CatchUpNote store={store} />
           {playing && frame?.behind && (
             <span className="behind" title="Each animation frame gives the simulator a few milliseconds; this run needs more for the chosen speed">

@@ -8,6 +8,7 @@ import type { FrequencySeries } from './power';
 import { MotionLog } from './motion';
 import type { RunHistory } from './history';
 import type { SweepForm } from './sweep';
+import type { SimTimeNs } from '../base/types';
 
 export type Status = 'starting' | 'loading' | 'ready' | 'error';
 
@@ -109,6 +110,12 @@ export interface AppState {
   /** When going back last restored an engine snapshot: the snapshot's time (undefined after a re-run from 0). */
   readonly restoredFromNs: number | undefined;
   /**
+   * Where this run ended, once it has been played to its end, when that came before
+   * the scenario's duration (every task exited): the scrubber spans the run, not the
+   * idle rest. Kept when going back, as the run is deterministic.
+   */
+  readonly finishedAtNs: SimTimeNs | undefined;
+  /**
    * The run's figures over time for the charts: like `slices`, a mutable bounded
    * store, a new object per run, sampled before each `frame` is set.
    */
@@ -177,6 +184,7 @@ export const initialState: AppState = {
   timelineView: FOLLOW_VIEW,
   motions: MotionLog.EMPTY,
   restoredFromNs: undefined,
+  finishedAtNs: undefined,
   history: undefined,
   nextDecision: 'migration',
   shortcutsOpen: false,

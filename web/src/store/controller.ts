@@ -18,7 +18,7 @@ import { appendMotions, MotionLog } from './motion';
 import { RunHistory } from './history';
 import type { Playhead } from './share';
 import { formatTraceTime } from '../base/format';
-import { simTimeNs } from '../base/types';
+import { simTimeNs, type SimTimeNs } from '../base/types';
 
 /** Records per `ftrace_text` call when exporting the trace (about 10 MB of text each). */
 export const FTRACE_CHUNK = 100_000;
@@ -335,6 +335,11 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
     if (power) series.add(frame.nowNs, power.sockets);
   }
 
+  /** The time a finished frame ended at, when that is before the scenario's end. */
+  function endedEarly(frame: Frame, loaded: LoadedScenario | undefined): SimTimeNs | undefined {
+    return frame.finished && loaded && frame.nowNs < loaded.endNs ? frame.nowNs : undefined;
+  }
+
   function applyFrame(frame: Frame) {
     const state = store.get();
     if (state.slices) addSlices(state.slices, frame);
@@ -345,6 +350,7 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       trace: appendTrace(state.trace, frame.newTrace),
       motions: state.loaded ? appendMotions(state.motions, frame.migrations, state.loaded.machine) : state.motions,
       playing: state.playing && !frame.finished,
+      finishedAtNs: endedEarly(frame, state.loaded) ?? state.finishedAtNs,
       shardLockContention: shardLockContention(state.frame?.locks, frame.locks, state.shardLockContention),
       shardContentions: perShardContention(state.frame?.shardLocks, frame.shardLocks, state.shardContentions),
     });
@@ -371,6 +377,7 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       frame: result.frame,
       trace: appendTrace([], result.frame.newTrace),
       motions: appendMotions(MotionLog.EMPTY, result.frame.migrations, result.loaded.machine),
+      finishedAtNs: endedEarly(result.frame, result.loaded),
       selection: undefined,
       // The inspected CPU stays (the same CPU under another policy), if the new machine has it.
       cpuSelection: (store.get().cpuSelection ?? Infinity) < result.loaded.machine.cpus.length ? store.get().cpuSelection : undefined,
@@ -429,7 +436,9 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
         return false;
       }
       startRun(result);
-      store.set({ policyOverrides: overrides, policyProblems: [] });
+      // The same run again (going back re-runs it from 0) ends where it ended before.
+      const sameRun = overrides === state.policyOverrides && state.loaded?.endNs === result.loaded.endNs;
+      store.set({ policyOverrides: overrides, policyProblems: [], ...(sameRun && state.finishedAtNs !== undefined ? { finishedAtNs: state.finishedAtNs } : {}) });
       if (atNs > 0) await catchUp({ timeNs: simTimeNs(atNs), events: undefined }, 'policy');
       if (wasPlaying) controller.play();
       return true;

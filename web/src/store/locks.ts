@@ -39,6 +39,23 @@ export const LOCK_COLUMNS: readonly LockColumn[] = [
   'holdtime-avg',
 ];
 
+/** What each column counts, as the kernel's lockstat documentation says it (the headers' tooltips). */
+export const LOCK_COLUMN_MEANING: Readonly<Record<LockColumn, string>> = {
+  'class name': 'the lock class: every lock of one kind (each shard\'s lock, each runqueue\'s) summed',
+  'con-bounces': 'contentions where the lock was last taken on another CPU: for a spinlock nearly every contention (the series\' own tables: 31,510,503 of 31,510,711)',
+  contentions: 'acquisitions that had to wait',
+  'waittime-min': 'the shortest wait of a contention, us',
+  'waittime-max': 'the longest wait of a contention, us',
+  'waittime-total': 'all contentions\' waits, us',
+  'waittime-avg': 'the average wait of a contention, us',
+  'acq-bounces': 'acquisitions where the lock was last taken on another CPU',
+  acquisitions: 'times the lock was taken',
+  'holdtime-min': 'the shortest hold, us',
+  'holdtime-max': 'the longest hold, us',
+  'holdtime-total': 'all holds, us',
+  'holdtime-avg': 'the average hold, us',
+};
+
 /** What a column holds: a name, a count, or a time the kernel prints in microseconds. */
 export function columnKind(column: LockColumn): 'name' | 'count' | 'time' {
   switch (column) {
