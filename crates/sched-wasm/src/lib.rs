@@ -76,30 +76,48 @@ pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String
             "the vary list is not a JSON list of strings: {err}"
         ))
     })?;
-    let flags = flags
+    // Every problem at once: the vary lines' and the seeds', then the points'.
+    let mut problems: Vec<String> = Vec::new();
+    let flags: Vec<_> = flags
         .iter()
-        .map(|flag| sweep::parse_vary(flag).map_err(|message| format!("vary `{flag}`: {message}")))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(fail)?;
-    if let Some(empty) = flags.iter().find(|flag| flag.values.is_empty()) {
-        return Err(fail(format!("vary {} lists no value", empty.path)));
+        .filter_map(|flag| {
+            sweep::parse_vary(flag)
+                .map_err(|message| problems.push(format!("vary `{flag}`: {message}")))
+                .ok()
+        })
+        .collect();
+    for empty in flags.iter().filter(|flag| flag.values.is_empty()) {
+        problems.push(format!("vary {} lists no value", empty.path));
     }
-    sweep::check_vary_list(&flags).map_err(|message| fail(format!("vary: {message}")))?;
-    let seeds = sweep::parse_seeds(seeds)
-        .map_err(|message| fail(format!("seeds: {message}")))?
-        .0;
-    if seeds.is_empty() {
-        return Err(fail("seeds: no seed is listed".into()));
+    if problems.is_empty() {
+        if let Err(message) = sweep::check_vary_list(&flags) {
+            problems.push(format!("vary: {message}"));
+        }
     }
+    let vary_ok = problems.is_empty();
+    let seeds = match sweep::parse_seeds(seeds) {
+        Ok(parsed) if parsed.0.is_empty() => {
+            problems.push("seeds: no seed is listed".into());
+            Vec::new()
+        }
+        Ok(parsed) => parsed.0,
+        Err(message) => {
+            problems.push(format!("seeds: {message}"));
+            Vec::new()
+        }
+    };
     let base = parse_json(scenario_text)
         .and_then(|value| scenario_from_value(&value))
         .map_err(|errors| fail(sched_scenario::format_errors(&errors)))?;
     let base = serde_json::to_value(&base).map_err(|err| fail(err.to_string()))?;
+    // The points can be checked only when every vary line could be read.
+    if !vary_ok {
+        return Err(fail(problems.join("\n")));
+    }
     let count = sweep::point_count(&flags)
-        .filter(|count| count.saturating_mul(seeds.len() as u64) <= sweep::MAX_RUNS)
+        .filter(|count| count.saturating_mul(seeds.len().max(1) as u64) <= sweep::MAX_RUNS)
         .ok_or_else(|| fail(format!("the sweep has more than {} runs", sweep::MAX_RUNS)))?;
     let mut points = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
     for index in 0..count {
         match sweep::point_scenario(&base, &flags, index) {
             Ok(point) => {

@@ -26,4 +26,26 @@ describe('a sweep checked before it runs', () => {
     ]);
     expect(pointProblems(plan(['knobs.hz=100,250,1000', 'workloads.0.worker_threads=2..4'], '1..2'))).toEqual([]);
   });
+
+  it('names a bad seed list and a bad setting together, not one after the other', () => {
+    let message = '';
+    try {
+      sweep_plan(text, JSON.stringify(['policy.nonexistent=1,2']), '5..1');
+    } catch (error) {
+      message = String(error);
+    }
+    const lines = message.split('\n');
+    expect(lines.some((line) => line.startsWith('seeds: '))).toBe(true);
+    expect(lines.some((line) => line.includes('policy.nonexistent'))).toBe(true);
+  });
+
+  it('names every vary line it cannot read', () => {
+    let message = '';
+    try {
+      sweep_plan(text, JSON.stringify(['knobs.hz', 'kernel']), '1');
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message.split('\n').filter((line) => line.startsWith('vary `'))).toHaveLength(2);
+  });
 });
