@@ -23,6 +23,16 @@ test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shar
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitIdle(page);
 
+  // A contended lock's waiters: each CPU that spun on a shard's lock lately has a dot,
+  // is one of its LLC's CPUs, and is named at its shard's lane.
+  await expect(page.getByTestId('spin-legend')).toContainText('spun on a shard');
+  const spins = await machine.locator('circle.lock-wait').evaluateAll((dots) => dots.map((dot) => [Number(dot.getAttribute('data-shard')), Number(dot.getAttribute('data-cpu'))] as const));
+  expect(spins.length).toBeGreaterThan(0);
+  for (const [shard, cpu] of spins) {
+    expect(cpu).toBeLessThan(36);
+    await expect(lanes.nth(shard).locator('text.lane-spin')).toHaveText(new RegExp(`^spun: CPUs? (\\d+, )*${cpu}(, \\d+)*$`));
+  }
+
   // Every chip is a task of the run, and a lane's length is what its chips and "+N more" add up to.
   const chipPids = await queued.evaluateAll((chips) => chips.map((chip) => Number(chip.getAttribute('data-pid'))));
   expect(chipPids.every((chipPid) => chipPid >= 1000)).toBe(true);

@@ -359,3 +359,41 @@ fn zen3_hackbench_gains_with_all_until_heavily_overloaded() {
         "16 groups: off {off:?}, all {all:?}"
     );
 }
+
+#[test]
+fn a_shard_lock_names_the_cpus_that_spun_on_it_lately() {
+    // Milan's pipe mode contends on the shards (the series' experiment 4).
+    let base = scenario(preset("milan-72"), vec![schbench_pipe(52)], 5, 1);
+    let sim = run_sim(&with_mode(base, SharedRunqMode::All, 0));
+    let runq = &sim.shared_runq;
+    let mut named = 0;
+    for shard in 0..runq.n_shards() as u32 {
+        let spinners = runq.spinners_since(shard, sched_core::SimTime(0));
+        // Contended shards name their spinners; a shard never contended names none.
+        assert_eq!(
+            spinners.is_empty(),
+            runq.shard_contentions[shard as usize] == 0,
+            "shard {shard}"
+        );
+        assert!(spinners.len() <= sched_core::policy::shared_runq::SPINS_KEPT);
+        // Only CPUs of the shard's LLC push, pop or pull there, each named once.
+        let (_, llc) = runq.shard_in_llc(shard);
+        for (index, cpu) in spinners.iter().enumerate() {
+            assert_eq!(
+                sim.topology.llc_of(*cpu).0,
+                llc,
+                "shard {shard}: CPU {cpu:?}"
+            );
+            assert!(!spinners[..index].contains(cpu));
+        }
+        named += spinners.len();
+        // No spin ends after the run's end plus a lock hold: nothing is named for later.
+        assert!(runq
+            .spinners_since(shard, sched_core::SimTime(sim.now().0 + 1_000_000))
+            .is_empty());
+    }
+    assert!(
+        named > 0,
+        "no shard lock was contended in 5 ms of Milan's pipe mode"
+    );
+}

@@ -757,6 +757,24 @@ impl SimHandle {
             .collect()
     }
 
+    /// Per shard, in `shards_json` order, the CPUs that spun on its lock after
+    /// `since_ns` (the previous frame's time): `[n, cpu, ..., n, cpu, ...]`, newest
+    /// first, at most `SPINS_KEPT` each. Empty when off.
+    pub fn frame_shard_spinners(&self, since_ns: f64) -> Vec<u32> {
+        let runq = &self.sim.shared_runq;
+        if !runq.enabled() {
+            return Vec::new();
+        }
+        let since = SimTime(since_ns.max(0.0) as u64);
+        let mut out = Vec::new();
+        for shard in 0..runq.n_shards() as u32 {
+            let cpus = runq.spinners_since(shard, since);
+            out.push(cpus.len() as u32);
+            out.extend(cpus.iter().map(|cpu| cpu.0));
+        }
+        out
+    }
+
     /// `lock_stat` rows so far, as the CLI's `run --json` `locks` prints them: per
     /// class (`&rq->__lock`, and `&shard->lock` when SHARED_RUNQ is on) the kernel's
     /// columns in nanoseconds and `contention_points` / `contending_points` by call

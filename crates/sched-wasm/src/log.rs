@@ -325,6 +325,10 @@ impl LogHandle {
         Vec::new()
     }
 
+    pub fn frame_shard_spinners(&self, _since_ns: f64) -> Vec<u32> {
+        Vec::new()
+    }
+
     pub fn lock_stat_json(&self) -> String {
         "[]".into()
     }

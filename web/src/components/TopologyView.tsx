@@ -11,7 +11,7 @@ import { cellAt, cellsOnCanvas, DARK_CELLS, LIGHT_CELLS } from '../render/cellsC
 import { OFFLINE_FILL } from '../render/cellState';
 import { groupColor, taskColors } from '../render/colors';
 import { cpuList, highlightOf } from '../store/inspector';
-import { glowOf, parseFrameShards, SHARD_LOCK_CLASS } from '../store/shards';
+import { glowOf, parseFrameShards, parseShardSpinners, SHARD_LOCK_CLASS } from '../store/shards';
 import { parseFramePower, powerOn } from '../store/power';
 import { formatNs, type PowerView } from '../render/power';
 import { formatCount } from '../base/format';
@@ -74,7 +74,7 @@ export function TopologyView({
   const shards = useMemo<ShardView | undefined>(() => {
     if (!loaded || !frame || loaded.shards.length === 0) return undefined;
     const lanes = parseFrameShards(frame.shards, loaded.shards).map((queue) => ({ cpus: cpuList(queue.shard.cpus), pids: queue.pids }));
-    return { lanes, contentions: shardContentions, lockNote };
+    return { lanes, contentions: shardContentions, lockNote, spinners: parseShardSpinners(frame.shardSpinners, loaded.shards.length) };
   }, [loaded, frame, shardContentions, lockNote]);
 
   const powerView = useMemo<PowerView | undefined>(() => {
@@ -147,6 +147,12 @@ export function TopologyView({
             <li data-testid="shard-legend" title={lockNote}>
               <span className="swatch lane" style={{ boxShadow: `0 0 ${(2 + 6 * glowOf(contention)).toFixed(1)}px rgba(221, 107, 32, ${(0.25 + 0.75 * glowOf(contention)).toFixed(2)})` }} />
               shard lanes: SHARED_RUNQ's queue, head (oldest) first; each glows by its own lock's contention ({SHARD_LOCK_CLASS}, all shards: {(100 * contention).toFixed(1)} % waited)
+            </li>
+          )}
+          {hasShards && (
+            <li data-testid="spin-legend">
+              <span className="swatch spin" aria-hidden="true" />
+              a CPU that spun on a shard&apos;s lock since the last frame (its lane names it: “spun: CPUs …”)
             </li>
           )}
           {hasJitter && !power && jitterLegend}

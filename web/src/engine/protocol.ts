@@ -347,6 +347,12 @@ export interface Frame {
    */
   readonly shardLocks: Float64Array;
   /**
+   * Per shard, in the same order: the CPUs that spun on its lock since the previous
+   * frame, `[n, cpu, ..., n, cpu, ...]`, newest first, at most 8 each (the bridge's
+   * `frame_shard_spinners`). Empty when off.
+   */
+  readonly shardSpinners: Uint32Array;
+  /**
    * The power model's state (the bridge's `frame_power`): per core its idle state
    * (0 active, 1 shallow idle, 2 deep idle), then per socket `[mhz, watts]`; read
    * with `parseFramePower`. Empty when the model does not run.

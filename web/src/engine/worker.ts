@@ -64,6 +64,8 @@ let switchCursor = 0;
 let migrationCursor = 0;
 /** The wait-log entry from which the next frame reads changes of the waiting counts. */
 let waitCursor = 0;
+/** The previous frame's time: each frame names the CPUs that spun on a shard lock since. */
+let spinnersSinceNs = 0;
 /** When the core's trace store is full (`trace_full()`): the time of its last kept record. */
 let keptUntilNs: SimTimeNs | undefined;
 /** The run has cgroups: each frame carries their throttled cfs_rqs and runnable tasks. */
@@ -124,6 +126,7 @@ function swapIn(next: Source): LoadedScenario {
   switchCursor = 0;
   migrationCursor = 0;
   waitCursor = 0;
+  spinnersSinceNs = 0;
   keptUntilNs = undefined;
   snapshots = [];
   thinned = 0;
@@ -171,6 +174,10 @@ function frameOf(sim: Source): Frame {
     keptUntilNs = parseTraceLines(sim.trace_lines(traceTotal - 1, 1), traceTotal - 1)[0]?.timeNs;
   }
   const snapshot = maybeSnapshot(sim);
+  const nowNs = sim.now_ns();
+  // A restore goes back in time: then the waiters are those since the restored moment.
+  const shardSpinners = sim.frame_shard_spinners(Math.min(spinnersSinceNs, nowNs));
+  spinnersSinceNs = nowNs;
   return {
     snapshot,
     nowNs: sim.now_ns() as SimTimeNs,
@@ -187,6 +194,7 @@ function frameOf(sim: Source): Frame {
     throughput: JSON.parse(sim.throughputs_json()) as WorkloadThroughput[],
     shards: sim.frame_shards(),
     shardLocks: sim.frame_shard_locks(),
+    shardSpinners,
     power: sim.frame_power(),
     cgroups: hasCgroups && sim instanceof SimHandle ? sim.frame_cgroups() : new Uint32Array(0),
     locks: JSON.parse(sim.lock_stat_json()) as LockStatRow[],
@@ -217,6 +225,7 @@ function transferList(frame: Frame): Transferable[] {
     frame.counters.buffer,
     frame.shards.buffer,
     frame.shardLocks.buffer,
+    frame.shardSpinners.buffer,
     frame.power.buffer,
     frame.cgroups.buffer,
     frame.switches.buffer,

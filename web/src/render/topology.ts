@@ -37,6 +37,8 @@ export interface ShardView {
   readonly contentions: readonly number[];
   /** What the tooltip says about the lock: `1.2 % of &shard->lock acquisitions waited lately`. */
   readonly lockNote: string;
+  /** Per shard: the CPUs that spun on its lock since the previous frame (its waiters), newest first. */
+  readonly spinners?: readonly (readonly number[])[];
 }
 
 
@@ -100,6 +102,8 @@ export function drawMachine(
   const llcLayer = layer('llcs');
   const coreLayer = layer('cores');
   const cpuLayer = layer('cpus');
+  // A shard lock's waiters: a line from each CPU that spun on it down to its lane.
+  const lockWaitLayer = layer('lock-waits');
   // The cells' numbers and pids sit above the task moves' arcs (`drawMotions` puts
   // its layer just below this one), so an arc crossing a cell never hides them.
   const cpuTextLayer = layer('cpu-text');
@@ -302,6 +306,45 @@ export function drawMachine(
   drawQueues(layer('queues'), layout, colors, view);
 
   drawLanes(laneLayer, layout.lanes, colors, shards, cellPalette ?? LIGHT_CELLS);
+  drawLockWaits(lockWaitLayer, layout, shards);
+}
+
+/** The colour of a shard lock's waiters, as the lanes' glow. */
+const SPIN_STROKE = '#dd6b20';
+
+/**
+ * Each CPU that spun on a shard's lock since the last frame: a dot at the foot of its
+ * cell, in the lanes' glow colour, under the cells' numbers (its lane names it too).
+ */
+function drawLockWaits(layer: Selection<SVGGElement, string, SVGSVGElement, unknown>, layout: MachineLayout, shards: ShardView | undefined): void {
+  const cells = new Map(layout.cpus.map((cell) => [cell.cpu, cell]));
+  const waits = layout.lanes.flatMap((lane) =>
+    (shards?.spinners?.[lane.shard] ?? []).flatMap((cpu) => {
+      const cell = cells.get(cpu);
+      return cell ? [{ cpu, shard: lane.shard, cell }] : [];
+    }),
+  );
+  type Wait = (typeof waits)[number];
+  layer
+    .attr('pointer-events', 'none')
+    .selectAll<SVGCircleElement, Wait>('circle.lock-wait')
+    .data(waits, (wait) => `${wait.shard}/${wait.cpu}`)
+    .join('circle')
+    .attr('class', 'lock-wait')
+    .attr('data-shard', (wait) => wait.shard)
+    .attr('data-cpu', (wait) => wait.cpu)
+    .attr('r', 4)
+    .attr('cx', ({ cell }) => cell.x + cell.width / 2)
+    .attr('cy', ({ cell }) => cell.y + cell.height)
+    .attr('fill', SPIN_STROKE)
+    .attr('stroke', '#ffffff')
+    .attr('stroke-width', 1.5);
+}
+
+/** `spun: CPUs 3, 7`: a lane's waiters since the last frame, written at its right end. */
+export function spunBadge(cpus: readonly number[] | undefined): string {
+  if (!cpus || cpus.length === 0) return '';
+  return `spun: CPU${cpus.length === 1 ? '' : 's'} ${cpus.join(', ')}`;
 }
 
 /**
@@ -380,6 +423,7 @@ function drawLanes(
       group.append('text').attr('class', 'lane-label');
       group.append('g').attr('class', 'lane-chips');
       group.append('text').attr('class', 'lane-more');
+      group.append('text').attr('class', 'lane-spin');
       return group;
     })
     .attr('data-llc', (lane) => lane.box.llc)
@@ -443,13 +487,27 @@ function drawLanes(
         .attr('x', chipX(box.x, fit.visible.length) + 2)
         .attr('y', box.y + box.height / 2)
         .text(fit.more > 0 ? `+${fit.more} more` : '');
+      // Who waited on this shard's lock since the last frame, over the chips if the lane is full.
+      group
+        .select('text.lane-spin')
+        .attr('x', box.x + box.width - LANE.pad)
+        .attr('y', box.y + box.height / 2)
+        .attr('stroke', laneFill(glow))
+        .text(spunBadge(shards?.spinners?.[box.shard]));
       const queue = lane.pids.length === 0 ? 'empty' : `${lane.pids.length} queued, head first: ${lane.pids.slice(0, 24).join(' ')}${lane.pids.length > 24 ? ' …' : ''}`;
       group
         .select('title')
         .text(
-          `Shard ${box.index} of LLC ${box.llc} (CPUs ${lane.cpus}): ${queue}; its lock waited on ${(100 * lane.contention).toFixed(1)} % of acquisitions lately. ${shards?.lockNote ?? ''}`.trim(),
+          `Shard ${box.index} of LLC ${box.llc} (CPUs ${lane.cpus}): ${queue}; its lock waited on ${(100 * lane.contention).toFixed(1)} % of acquisitions lately${spunNote(shards?.spinners?.[box.shard])}. ${shards?.lockNote ?? ''}`.trim(),
         );
     });
+}
+
+/** `; CPUs 3 and 7 spun on it just now`, naming a lane's waiters in its tooltip. */
+function spunNote(cpus: readonly number[] | undefined): string {
+  if (!cpus || cpus.length === 0) return '';
+  const names = cpus.length === 1 ? `CPU ${cpus[0]}` : `CPUs ${cpus.slice(0, -1).join(', ')} and ${cpus[cpus.length - 1]}`;
+  return `; ${names} spun on it just now`;
 }
 
 /** Joins labelled boxes (sockets, LLCs) into a layer: a rounded rect and a label. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { glowOf, parseFrameShards, perShardContention, shardLockContention, shardLockRow, SMOOTHING } from './shards';
+import { glowOf, parseFrameShards, parseShardSpinners, perShardContention, shardLockContention, shardLockRow, SMOOTHING } from './shards';
+import { spunBadge } from '../render/topology';
 import type { LockStatRow, ShardInfo } from '../engine/protocol';
 import { cpuId, llcId } from '../base/types';
 
@@ -42,6 +43,21 @@ describe("frame_shards' flat array", () => {
   it('reads nothing from the wrong place when the array is short, and nothing at all when SHARED_RUNQ is off', () => {
     expect(parseFrameShards(Uint32Array.from([1, 1001, 5, 1002]), shards).map((queue) => queue.pids)).toEqual([[1001], [], []]);
     expect(parseFrameShards(new Uint32Array(0), [])).toEqual([]);
+  });
+});
+
+describe("frame_shard_spinners' flat array", () => {
+  it('gives each shard the CPUs that spun on its lock, newest first, and none past a short array', () => {
+    expect(parseShardSpinners(Uint32Array.from([2, 3, 1, 0, 1, 6]), 3)).toEqual([[3, 1], [], [6]]);
+    expect(parseShardSpinners(Uint32Array.from([1, 2, 4, 5]), 3)).toEqual([[2], [], []]);
+    expect(parseShardSpinners(new Uint32Array(0), 2)).toEqual([[], []]);
+  });
+
+  it('names them at the lane, singular for one', () => {
+    expect(spunBadge([3, 1])).toBe('spun: CPUs 3, 1');
+    expect(spunBadge([6])).toBe('spun: CPU 6');
+    expect(spunBadge([])).toBe('');
+    expect(spunBadge(undefined)).toBe('');
   });
 });
 

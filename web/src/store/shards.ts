@@ -37,6 +37,27 @@ export function parseFrameShards(flat: Uint32Array, shards: readonly ShardInfo[]
   return queues;
 }
 
+/**
+ * Per shard, the CPUs that spun on its lock since the previous frame, from
+ * `Frame.shardSpinners` (`[n, cpu, ..., n, cpu, ...]`); a short array leaves the
+ * shards it does not cover with none.
+ */
+export function parseShardSpinners(flat: Uint32Array, nShards: number): readonly (readonly number[])[] {
+  const spinners: number[][] = [];
+  let at = 0;
+  for (let shard = 0; shard < nShards; shard++) {
+    const count = flat[at];
+    if (count === undefined || at + 1 + count > flat.length) {
+      spinners.push([]);
+      at = flat.length;
+      continue;
+    }
+    spinners.push(Array.from(flat.subarray(at + 1, at + 1 + count)));
+    at += 1 + count;
+  }
+  return spinners;
+}
+
 /** The `&shard->lock` row, when SHARED_RUNQ is on. */
 export function shardLockRow(rows: readonly LockStatRow[]): LockStatRow | undefined {
   return rows.find((row) => row.class === SHARD_LOCK_CLASS);

@@ -16,6 +16,7 @@ export function testFrame(fields: Partial<Frame> & { readonly events: number; re
     throughput: [],
     shards: new Uint32Array(0),
     shardLocks: new Float64Array(0),
+    shardSpinners: new Uint32Array(0),
     power: new Float64Array(0),
     cgroups: new Uint32Array(0),
     locks: [],

@@ -35,6 +35,7 @@ use crate::engine::Simulator;
 use crate::lock::{LockSite, LockStat, SpinLock};
 use crate::task::{TaskId, TaskState};
 use crate::task_list::TaskLists;
+use crate::time::SimTime;
 use crate::topology::{CpuId, Topology};
 use crate::trace::{Reason, TraceKind};
 use schemars::JsonSchema;
@@ -149,7 +150,15 @@ pub struct SharedRunq {
     /// Per shard: its lock's acquisitions and contentions (the class row sums them).
     pub shard_acquisitions: Vec<u64>,
     pub shard_contentions: Vec<u64>,
+    /// Per shard: the last `SPINS_KEPT` CPUs that spun on its lock, each with the
+    /// time its spin ended, newest at `spin_next` (for the app's drawing of a lock's
+    /// waiters; nothing in the simulation reads it).
+    spins: Vec<[(CpuId, SimTime); SPINS_KEPT]>,
+    spin_next: Vec<u8>,
 }
+
+/// How many of a shard lock's latest spins are kept for the drawing.
+pub const SPINS_KEPT: usize = 8;
 
 impl SharedRunq {
     pub fn new(spec: SharedRunqSpec, topology: &Topology, n_tasks: usize) -> SharedRunq {
@@ -190,7 +199,28 @@ impl SharedRunq {
             lock_stat: LockStat::new("&shard->lock"),
             shard_acquisitions: vec![0; n_shards],
             shard_contentions: vec![0; n_shards],
+            spins: vec![[(CpuId(u32::MAX), SimTime(0)); SPINS_KEPT]; n_shards],
+            spin_next: vec![0; n_shards],
         }
+    }
+
+    /// The CPUs that spun on `shard`'s lock at some time after `since` (a spin that
+    /// ends later than `since`), each once, newest first: the lock's waiters over a
+    /// span, as the app draws them. At most `SPINS_KEPT`.
+    pub fn spinners_since(&self, shard: u32, since: SimTime) -> Vec<CpuId> {
+        let ring = &self.spins[shard as usize];
+        let next = self.spin_next[shard as usize] as usize;
+        let mut cpus: Vec<CpuId> = Vec::new();
+        for back in 1..=SPINS_KEPT {
+            let (cpu, until) = ring[(next + SPINS_KEPT - back) % SPINS_KEPT];
+            if cpu.0 == u32::MAX || until <= since {
+                continue;
+            }
+            if !cpus.contains(&cpu) {
+                cpus.push(cpu);
+            }
+        }
+        cpus
     }
 
     pub fn enabled(&self) -> bool {
@@ -234,6 +264,8 @@ impl Simulator {
         let now = self.now();
         let runq = &mut self.shared_runq;
         let contended_before = runq.lock_stat.contentions;
+        // A contended acquisition spins until the lock is free.
+        let spin_until = runq.shards[shard as usize].lock.free_at;
         let cost = runq.shards[shard as usize].lock.acquire(
             now,
             by,
@@ -243,7 +275,13 @@ impl Simulator {
             site.name(),
         );
         runq.shard_acquisitions[shard as usize] += 1;
-        runq.shard_contentions[shard as usize] += runq.lock_stat.contentions - contended_before;
+        let contended = runq.lock_stat.contentions - contended_before;
+        runq.shard_contentions[shard as usize] += contended;
+        if contended > 0 {
+            let next = &mut runq.spin_next[shard as usize];
+            runq.spins[shard as usize][*next as usize] = (by, spin_until);
+            *next = ((*next as usize + 1) % SPINS_KEPT) as u8;
+        }
         self.charge_overhead(by, cost);
     }
 
