@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { eventCount, openApp, waitIdle } from './helpers';
 
 test('Next decision stops at the next migration and the Inspector says why it happened', async ({ page }) => {
   await openApp(page);
@@ -49,6 +49,57 @@ test('the main controls work from the keyboard alone, and ? lists every shortcut
   const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await expect(dialog).toBeVisible();
   for (const name of ['Play or pause', 'Step to the next scheduler event', 'Reset: start again from time 0', 'Faster', 'Slower']) await expect(dialog).toContainText(name);
+  // A modal: the page behind it is inert, so Tab never lands there (past the dialog's
+  // last control it goes to the browser, then back), and no shortcut acts on it.
+  for (let press = 0; press < 4; press++) {
+    await page.keyboard.press('Tab');
+    expect(await dialog.evaluate((element) => document.activeElement === document.body || element.contains(document.activeElement))).toBe(true);
+  }
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
+  await page.keyboard.press('t');
+  await expect(page.locator('html')).not.toHaveAttribute('data-theme', 'dark');
   await page.keyboard.press('Escape');
   await expect(dialog).toHaveCount(0);
+});
+
+test('Space and Enter on a focused button press that button, not the page\'s shortcut', async ({ page }) => {
+  await openApp(page);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  await step.focus();
+  await page.keyboard.press(' ');
+  await waitIdle(page);
+  // One step, and not playing (Space is Play or pause elsewhere on the page).
+  await expect(page.getByRole('button', { name: 'Play', exact: true })).toBeVisible();
+  const once = await eventCount(page);
+  expect(once).toBeGreaterThan(0);
+  await step.focus();
+  await page.keyboard.press('Enter');
+  await waitIdle(page);
+  expect(await eventCount(page)).toBeGreaterThan(once);
+  await expect(page.getByRole('button', { name: 'Play', exact: true })).toBeVisible();
+  // Away from a button, Space plays.
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press(' ');
+  await expect(page.getByRole('button', { name: 'Pause' })).toBeVisible();
+});
+
+test('the scenario picker browsed with the arrow keys keeps the focus, so each arrow loads the next', async ({ page }) => {
+  await openApp(page);
+  const picker = page.getByRole('combobox', { name: 'Scenario' });
+  const first = await picker.inputValue();
+  await picker.focus();
+  await page.keyboard.press('ArrowDown');
+  await waitIdle(page);
+  const second = await picker.inputValue();
+  expect(second).not.toBe(first);
+  await expect(picker).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await waitIdle(page);
+  expect(await picker.inputValue()).not.toBe(second);
+  await expect(picker).toBeFocused();
+  // Chosen with the mouse (a press on the picker, then the choice), the keys go back to the page.
+  await picker.dispatchEvent('pointerdown');
+  await picker.selectOption('teaching-small');
+  await waitIdle(page);
+  await expect(picker).not.toBeFocused();
 });

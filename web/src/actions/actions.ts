@@ -46,5 +46,9 @@ export function actionForKey(actions: readonly Action[], event: KeyboardEvent): 
     return undefined;
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return undefined;
+  // While a modal dialog is open the page behind it is inert: its shortcuts too.
+  if (typeof document !== 'undefined' && document.querySelector('dialog[open]')) return undefined;
+  // Space and Enter on a focused button, link or summary press it, as they do everywhere.
+  if (target && typeof target.closest === 'function' && (event.key === ' ' || event.key === 'Enter') && target.closest('button, a[href], summary, [role="button"], [role="menuitem"]')) return undefined;
   return actions.find((action) => action.keys.includes(event.key));
 }

@@ -13,27 +13,36 @@ function keyName(key: string): string {
 /** The `?` overlay: every keyboard shortcut, the app's and the timeline's. */
 export function ShortcutsDialog({ store, actions }: { store: AppStore; actions: readonly Action[] }) {
   const open = useAppState(store, (s) => s.shortcutsOpen);
+  const dialogRef = useRef<HTMLDialogElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
+  // A modal <dialog>: the page behind it is inert (Tab stays inside, no shortcut acts
+  // behind it), and Escape closes it (its `cancel` event) wherever the focus is.
   useEffect(() => {
-    if (open) closeRef.current?.focus();
+    const dialog = dialogRef.current;
+    if (!open || !dialog) return;
+    if (!dialog.open) dialog.showModal();
+    closeRef.current?.focus();
+    return () => {
+      if (dialog.open) dialog.close();
+    };
   }, [open]);
   if (!open) return null;
   const close = () => store.set({ shortcutsOpen: false });
   return (
-    <div className="shortcuts-backdrop" onClick={close}>
-      <div
-        className="shortcuts"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Keyboard shortcuts"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') {
-            event.stopPropagation();
-            close();
-          }
-        }}
-      >
+    <dialog
+      ref={dialogRef}
+      className="shortcuts"
+      aria-label="Keyboard shortcuts"
+      onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}
+      // A click on the backdrop lands on the dialog itself: it closes the list.
+      onClick={(event) => {
+        if (event.target === event.currentTarget) close();
+      }}
+    >
+      <div className="shortcuts-body">
         <h2>Keyboard shortcuts</h2>
         <table>
           <tbody>
@@ -89,6 +98,6 @@ export function ShortcutsDialog({ store, actions }: { store: AppStore; actions: 
           Close
         </button>
       </div>
-    </div>
+    </dialog>
   );
 }

@@ -11,6 +11,20 @@ import { ExportMenu, type DrawingRefs } from './ExportMenu';
 import { CompareButton } from './Compare';
 import type { CompareSession } from '../store/compareSession';
 
+
+/**
+ * A picker chosen with the mouse gives the keys back to the page at once (Space
+ * plays, `.` steps); one browsed with the arrow keys keeps the focus, so the next
+ * arrow goes on through the list.
+ */
+const pickedByKeyboard = new WeakSet<HTMLSelectElement>();
+const pickerKeys = {
+  onKeyDown: (event: { currentTarget: HTMLSelectElement }) => pickedByKeyboard.add(event.currentTarget),
+  onPointerDown: (event: { currentTarget: HTMLSelectElement }) => pickedByKeyboard.delete(event.currentTarget),
+};
+function giveKeysBack(select: HTMLSelectElement): void {
+  if (!pickedByKeyboard.has(select)) select.blur();
+}
 export function Toolbar({
   store,
   controller,
@@ -44,6 +58,7 @@ export function Toolbar({
       <label className="field">
         <span>Scenario</span>
         <select
+          {...pickerKeys}
           aria-label="Scenario"
           value={scenarioId}
           // The whole name and title on hover: the closed picker may cut the title.
@@ -51,8 +66,7 @@ export function Toolbar({
           onChange={(event) => {
             const chosen = bundledScenarios.find((scenario) => scenario.id === event.target.value);
             if (chosen) void controller.load(chosen.id, chosen.text);
-            // The keys (space, `.`) work at once: the list does not keep them.
-            event.target.blur();
+            giveKeysBack(event.target);
           }}
         >
           {scenarioId === 'custom' && <option value="custom">Edited scenario</option>}
@@ -101,11 +115,12 @@ export function Toolbar({
           <label className="field">
             <span>of kind</span>
             <select
+              {...pickerKeys}
               aria-label="Decision kind"
               value={nextKind}
               onChange={(event) => {
                 setNextKind(event.target.value as DecisionKind);
-                event.target.blur();
+                giveKeysBack(event.target);
               }}
             >
               {DECISION_KINDS.map((entry) => (
@@ -119,11 +134,12 @@ export function Toolbar({
         <label className="field">
           <span>Speed</span>
           <select
+            {...pickerKeys}
             aria-label="Speed"
             value={speedIndex}
             onChange={(event) => {
               controller.setSpeed(Number(event.target.value));
-              event.target.blur();
+              giveKeysBack(event.target);
             }}
           >
             {SPEEDS.map((speed, index) => (
