@@ -118,6 +118,9 @@ test('a corrupt or outdated link says what was wrong and where, and opens the de
   const unknown = await openFresh(browser, `${baseURL}/#v=1&scenario=retired-scenario`);
   await expect(unknown.getByRole('alert', { name: 'Restore problems' })).toContainText('scenario: there is no scenario retired-scenario in this version of schedlab; opened teaching-small instead');
   await expect(unknown.getByRole('combobox', { name: 'Scenario' })).toHaveValue('teaching-small');
+  // Only the speed of such a link applies: the banner does not say the rest was restored.
+  await expect(unknown.getByRole('alert', { name: 'Restore problems' })).toContainText('only the speed was kept');
+  await expect(unknown.getByRole('alert', { name: 'Restore problems' })).not.toContainText('Everything else was restored');
   await outdated.context().close();
   await unknown.context().close();
 

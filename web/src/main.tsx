@@ -153,8 +153,9 @@ async function open(plan: StartupPlan): Promise<void> {
   else compare.stop();
   const bProblems = compare.state.get().problems;
   const all = [...plan.problems, ...problems, ...bProblems];
-  // A link with no schedlab state in it restored nothing: the banner does not say the rest was.
-  const nothingRead = all.some((problem) => problem.path === 'link');
+  // A link with no schedlab state in it restored nothing, and one whose scenario could not
+  // be opened kept only its speed: the banner does not say the rest was restored.
+  const nothingRead = all.some((problem) => problem.path === 'link' || (plan.from === 'link' && (problem.path === 'scenario' || problem.path === 'text')));
   controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all, restDone: !nothingRead } : undefined);
 }
 

@@ -104,12 +104,17 @@ describe('share links', () => {
 
   it('falls back to the default scenario for an unknown scenario, dropping what belonged to it', async () => {
     const decoded = await decodeShareHash('#v=1&scenario=gone-scenario&speed=1&t=500&set=policy.shared_runq.mode=off', context);
-    expect(decoded.problems).toEqual([{ path: 'scenario', message: 'there is no scenario `gone-scenario` in this version of schedlab; opened teaching-small instead' }]);
+    expect(decoded.problems).toEqual([{ path: 'scenario', message: 'there is no scenario `gone-scenario` in this version of schedlab; opened teaching-small instead, with its own seed and settings from time 0 (the link\'s were for the scenario it named); only the speed was kept' }]);
     expect(decoded.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
     expect(decoded.state.overrides).toEqual({});
     expect(decoded.state.playhead).toBeUndefined();
     // The speed is not the scenario's: it still applies.
     expect(decoded.state.speedIndex).toBe(4);
+  });
+
+  it('says that the events count went with a time it could not read', async () => {
+    const decoded = await decodeShareHash('#v=1&scenario=teaching-small&t=12x&e=5', context);
+    expect(decoded.problems).toEqual([{ path: 't', message: 'expected a time in nanoseconds, got `12x`; started at 0 (`e`, the events up to that time, was not used either)' }]);
   });
 
   it('falls back to the default scenario for corrupt text', async () => {
@@ -119,9 +124,9 @@ describe('share links', () => {
     expect(decoded.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
     expect(decoded.problems).toHaveLength(1);
     expect(decoded.problems[0]?.path).toBe('text');
-    expect(decoded.problems[0]?.message).toMatch(/^the scenario text (is not base64url|does not decompress|decompresses to bytes).*; opened teaching-small instead$/);
+    expect(decoded.problems[0]?.message).toMatch(/^the scenario text (is not base64url|does not decompress|decompresses to bytes).*; opened teaching-small instead, with its own seed/);
     const notBase64 = await decodeShareHash('#v=1&text=@@@', context);
-    expect(notBase64.problems[0]).toEqual({ path: 'text', message: 'the scenario text is not base64url text (the link may have been cut short or altered); opened teaching-small instead' });
+    expect(notBase64.problems[0]).toEqual({ path: 'text', message: 'the scenario text is not base64url text (the link may have been cut short or altered); opened teaching-small instead, with its own seed and settings from time 0 (the link\'s were for the scenario it named); only the speed was kept' });
   });
 
   it('drops an override the schema does not have, naming its path and the settings there, and keeps the others', async () => {

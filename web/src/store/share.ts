@@ -305,17 +305,18 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
 
   // The scenario: a bundled name, or compressed text.
   let scenario: ScenarioSource | undefined;
+  const ANOTHER = ', with its own seed and settings from time 0 (the link\'s were for the scenario it named); only the speed was kept';
   const text = params.get('text');
   const name = params.get('scenario');
   if (text !== null) {
     const decoded = await decompressText(text);
     if (decoded.ok) scenario = { kind: 'text', text: decoded.text };
-    else problems.push({ path: 'text', message: `the scenario text ${decoded.message}; opened ${context.defaultScenarioId} instead` });
+    else problems.push({ path: 'text', message: `the scenario text ${decoded.message}; opened ${context.defaultScenarioId} instead${ANOTHER}` });
   } else if (name !== null) {
     if (context.scenarios.some((candidate) => candidate.id === name)) scenario = { kind: 'bundled', id: name };
-    else problems.push({ path: 'scenario', message: `there is no scenario \`${name}\` in this version of schedlab; opened ${context.defaultScenarioId} instead` });
+    else problems.push({ path: 'scenario', message: `there is no scenario \`${name}\` in this version of schedlab; opened ${context.defaultScenarioId} instead${ANOTHER}` });
   } else {
-    problems.push({ path: 'scenario', message: `the link names no scenario (neither \`scenario\` nor \`text\`); opened ${context.defaultScenarioId}` });
+    problems.push({ path: 'scenario', message: `the link names no scenario (neither \`scenario\` nor \`text\`); opened ${context.defaultScenarioId}${ANOTHER}` });
   }
   if (!scenario) {
     // The rest described another scenario: only the speed still applies.
@@ -331,12 +332,14 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
 
   let playhead: Playhead | undefined;
   const timeText = params.get('t');
+  // `e` counts events up to `t`: without a time it is not used either.
+  const withEvents = params.has('e') ? ' (`e`, the events up to that time, was not used either)' : '';
   if (timeText !== null) {
     const time = Number(timeText);
     if (timeText.trim() === '' || !Number.isFinite(time)) {
-      problems.push({ path: 't', message: `expected a time in nanoseconds, got ${given(timeText)}; started at 0` });
+      problems.push({ path: 't', message: `expected a time in nanoseconds, got ${given(timeText)}; started at 0${withEvents}` });
     } else if (time < 0) {
-      problems.push({ path: 't', message: `the time must be at least 0 ns, got ${timeText}; started at 0` });
+      problems.push({ path: 't', message: `the time must be at least 0 ns, got ${timeText}; started at 0${withEvents}` });
     } else {
       let events: number | undefined;
       const eventsText = params.get('e');
