@@ -1,4 +1,4 @@
-import { memo, useMemo, useState, useSyncExternalStore, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { Fragment, memo, useMemo, useState, useSyncExternalStore, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { AppStore } from '../store/app';
 import type { CgroupInfo, CpuStat } from '../engine/protocol';
 import {
@@ -290,7 +290,7 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
   return (
     <aside className="cgroup-detail" aria-label="Selected cgroup" data-testid="cgroup-detail">
       <h3>
-        <code>{node.id === ROOT ? '/ (root)' : node.name}</code>
+        <code>{node.id === ROOT ? '/ (root)' : withPathBreaks(node.name)}</code>
         {throttled > 0 && <span className="cg-badge throttled">throttled</span>}
       </h3>
       <dl>
@@ -340,4 +340,18 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
       )}
     </aside>
   );
+}
+
+/** A cgroup path with a line-break chance after each `/`, so a long path wraps between its groups. */
+function withPathBreaks(path: string) {
+  return path.split('/').map((part, index, parts) => (
+    <Fragment key={index}>
+      {part}
+      {index < parts.length - 1 && (
+        <>
+          /<wbr />
+        </>
+      )}
+    </Fragment>
+  ));
 }

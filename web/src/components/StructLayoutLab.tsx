@@ -720,7 +720,7 @@ function StructView({ title, testId, struct, layout, width, heat, scale, highlig
               data-field={box.field}
               tabIndex={stop ? 0 : -1}
               role="button"
-              aria-label={`${box.field}, ${field?.size ?? 0} bytes at offset ${field?.offset ?? 0}, ${formatCount(value)} calls`}
+              aria-label={`${box.field}, ${field?.size ?? 0} byte${field?.size === 1 ? "" : "s"} at offset ${field?.offset ?? 0}, ${formatCount(value)} calls`}
               aria-pressed={selected === box.field}
               onPointerDown={(event) => onPointerDown(event, box.field)}
               onKeyDown={(event) => onKey(event, box.field)}
@@ -831,9 +831,7 @@ function MissesTable({
         <thead>
           <tr>
             {header('operation', 'operation')}
-            <th scope="col" className="count" data-column="calls">
-              calls
-            </th>
+            {header('calls', 'calls')}
             {header('original', 'original, whole run')}
             {header('current', `${currentLabel}, this run`)}
             {header('change', 'change')}

@@ -11,10 +11,20 @@ describe('names in boxes', () => {
     expect(wrapName('vruntime', 60, 3, at12)).toEqual(['vruntime']);
   });
 
-  it('breaks after underscores, then inside a part too long, and cuts with … past the last line', () => {
+  it('breaks after underscores, and cuts with … a part too long for a line or past the last line, never making up a word', () => {
     expect(wrapName('prev_sum_exec_runtime', 63, 3, at12)).toEqual(['prev_sum_', 'exec_', 'runtime']);
-    expect(wrapName('throttled_clock_pelt_time', 49, 3, at12)).toEqual(['thrott-', 'led_', 'clock_…']);
+    expect(wrapName('throttled_clock_pelt_time', 49, 3, at12)).toEqual(['thrott…']);
+    expect(wrapName('nr_queued', 35, 3, at12)).toEqual(['nr_', 'queu…']);
+    expect(wrapName('runtime_enabled', 56, 2, at12)).toEqual(['runtime_', 'enabled']);
+    expect(wrapName('prev_sum_exec_runtime', 63, 2, at12)).toEqual(['prev_sum_', 'exec_…']);
     expect(wrapName('avg', 14, 3, at12)).toEqual([]);
+    // Every wrapping reads as the name's own beginning: no hyphen, no letter out of place.
+    for (const [name, width] of [['throttle_count', 30], ['h_nr_runnable', 28], ['nr_queued', 21], ['sched_delayed', 42]] as const) {
+      const lines = wrapName(name, width, 3, at12);
+      const shown = lines.join('');
+      expect(name.startsWith(shown.replace(/…$/, '')), `${name}: ${lines.join(' | ')}`).toBe(true);
+      expect(lines.every((line) => !line.endsWith('-'))).toBe(true);
+    }
   });
 
   it('tries the smaller size before breaking a word', () => {

@@ -73,39 +73,42 @@ export interface StructDrawing {
 
 /**
  * A name wrapped to `maxWidth`, at most `maxLines` lines: broken after its
- * underscores (`sum_` / `exec_` / `runtime`), a part too long for a line broken
- * anywhere with a hyphen, and the last line cut with `…` when there is more. Empty when not even
- * two letters would show. `measure` is at the font size meant.
+ * underscores (`sum_` / `exec_` / `runtime`); a part too long for a line, or a
+ * name longer than the lines, cut with `…` there. Every line shows the name's own
+ * letters (no hyphen makes up a name that does not exist); the tooltip has it whole.
+ * Empty when not even two letters would show. `measure` is at the font size meant.
  */
 export function wrapName(name: string, maxWidth: number, maxLines: number, measure: (text: string) => number): readonly string[] {
   if (maxLines < 1 || measure(`${name.slice(0, 2)}…`) > maxWidth) return [];
   if (measure(name) <= maxWidth) return [name];
   const parts = name.match(/[^_]+_*|_+/g) ?? [name];
   const lines: string[] = [];
+  /** `text` cut to fit with `…`. */
+  const cut = (text: string) => {
+    let kept = text;
+    while (kept.length > 1 && measure(`${kept}…`) > maxWidth) kept = kept.slice(0, -1);
+    return `${kept}…`;
+  };
   let currentLine = '';
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
     if (currentLine !== '' && measure(currentLine + part) <= maxWidth) {
       currentLine += part;
       continue;
     }
     if (currentLine !== '') lines.push(currentLine);
-    // A part wider than a line: as many letters as fit with a hyphen, again and again
-    // (`throt-` / `tled`: a word visibly broken, not read as two).
-    let rest = part;
-    while (measure(rest) > maxWidth && rest.length > 1) {
-      let take = rest.length - 1;
-      while (take > 1 && measure(`${rest.slice(0, take)}-`) > maxWidth) take -= 1;
-      lines.push(`${rest.slice(0, take)}-`);
-      rest = rest.slice(take);
+    currentLine = part;
+    // A part wider than a line ends the name there, cut: `thrott…`, not `thrott-` / `led`.
+    if (measure(part) > maxWidth) {
+      if (lines.length >= maxLines) break;
+      lines.push(cut(index === parts.length - 1 ? part : `${part}${parts.slice(index + 1).join('')}`));
+      currentLine = '';
+      break;
     }
-    currentLine = rest;
   }
   if (currentLine !== '') lines.push(currentLine);
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, maxLines);
-  let last = kept[maxLines - 1] ?? '';
-  while (last.length > 1 && measure(`${last}…`) > maxWidth) last = last.slice(0, -1);
-  kept[maxLines - 1] = `${last}…`;
+  kept[maxLines - 1] = cut(kept[maxLines - 1] ?? '');
   return kept;
 }
 

@@ -234,7 +234,12 @@ describe('the misses table', () => {
     expect(names(sortMissRows(rows, { key: 'current', direction: 'descending' }))).toEqual(['enqueue_entity', 'entity_tick', 'tg_throttle_down']);
     expect(names(sortMissRows(rows, { key: 'original', direction: 'ascending' }))).toEqual(['entity_tick', 'tg_throttle_down', 'enqueue_entity']);
     expect(names(sortMissRows(rows, { key: 'change', direction: 'ascending' }))).toEqual(['tg_throttle_down', 'enqueue_entity', 'entity_tick']);
+    // By calls too, most first: each row's calls, as the table shows them.
+    const byCalls = sortMissRows(rows, { key: 'calls', direction: 'descending' });
+    const calls = byCalls.map((row) => row.calls ?? -1);
+    expect(calls).toEqual([...calls].sort((a, b) => b - a));
     const withEmpty = [...rows, { operation: 'aaa', calls: undefined, original: undefined, current: undefined, changePct: undefined }];
+    expect(names(sortMissRows(withEmpty, { key: 'calls', direction: 'ascending' })).at(-1)).toBe('aaa');
     expect(names(sortMissRows(withEmpty, { key: 'current', direction: 'ascending' })).at(-1)).toBe('aaa');
     expect(names(sortMissRows(withEmpty, { key: 'current', direction: 'descending' })).at(-1)).toBe('aaa');
   });

@@ -182,7 +182,7 @@ export function missTotals(original: CacheMisses | undefined, current: CacheMiss
   ];
 }
 
-export type MissSortKey = 'operation' | 'original' | 'current' | 'change';
+export type MissSortKey = 'operation' | 'calls' | 'original' | 'current' | 'change';
 export interface MissSort {
   readonly key: MissSortKey;
   readonly direction: 'ascending' | 'descending';
@@ -198,7 +198,8 @@ export function nextMissSort(sort: MissSort, key: MissSortKey): MissSort {
 /** The rows sorted; a row without the figure goes last either way, ties by name. */
 export function sortMissRows(rows: readonly MissRow[], sort: MissSort): readonly MissRow[] {
   const sign = sort.direction === 'ascending' ? 1 : -1;
-  const value = (row: MissRow) => (sort.key === 'original' ? row.original : sort.key === 'current' ? row.current : sort.key === 'change' ? row.changePct : undefined);
+  const value = (row: MissRow) =>
+    sort.key === 'calls' ? row.calls : sort.key === 'original' ? row.original : sort.key === 'current' ? row.current : sort.key === 'change' ? row.changePct : undefined;
   return [...rows].sort((a, b) => {
     if (sort.key === 'operation') return sign * a.operation.localeCompare(b.operation);
     const left = value(a);
