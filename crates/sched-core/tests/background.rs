@@ -1,7 +1,7 @@
 //! The machine's background kthreads: their timers are deferrable, so an idle CPU's
 //! kworker waits for the CPU to wake for something else.
 
-mod common;
+use crate::common;
 
 use common::{hogs, preset, run_sim, scenario};
 use sched_core::trace::TraceKind;

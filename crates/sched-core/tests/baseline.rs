@@ -1,6 +1,6 @@
 //! Directions the baseline model must show (the trade-offs the kernel patch threads measured).
 
-mod common;
+use crate::common;
 
 use common::{cgroup_tree, hackbench, hogs, preset, run, run_sim, scenario, schbench, tasks};
 use sched_core::behaviour::{Dist, Op};

@@ -1,6 +1,6 @@
 //! Behaviour of the CFS core that a student would check by hand.
 
-mod common;
+use crate::common;
 
 use common::{hogs, preset, run_sim, run_sleep, scenario};
 use sched_core::topology::TopologySpec;

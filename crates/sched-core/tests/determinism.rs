@@ -1,6 +1,6 @@
 //! Same scenario and seed give the same trace; how the run is driven does not matter.
 
-mod common;
+use crate::common;
 
 use common::{preset, run_sim, run_sleep, scenario, schbench};
 use sched_core::{SimTime, Simulator};

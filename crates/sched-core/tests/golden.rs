@@ -1,8 +1,8 @@
 //! Golden schedules: the compact trace of small runs, checked against files in
 //! `tests/golden/`. After an intended model change, regenerate them with
-//! `UPDATE_EXPECT=1 cargo test -p sched-core --test golden` and review the diff.
+//! `UPDATE_EXPECT=1 cargo test -p sched-core --test suite golden` and review the diff.
 
-mod common;
+use crate::common;
 
 use common::{hogs, preset, run_sim, run_sleep, scenario, schbench, tasks};
 use sched_core::behaviour::{Dist, Op};

@@ -1,7 +1,7 @@
 //! CPU hotplug: an offline CPU's tasks move away and none is lost; kernel threads
 //! park and come back with their CPU.
 
-mod common;
+use crate::common;
 
 use common::{hogs, preset, run_sim, run_sleep, scenario, tasks};
 use sched_core::behaviour::{Dist, Op};

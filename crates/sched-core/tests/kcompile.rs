@@ -1,7 +1,7 @@
 //! The kernel compile is a `make -j` job server: one process forked per unit, at
 //! most `jobs` alive at once, and the build ends when the last unit exits.
 
-mod common;
+use crate::common;
 
 use common::{kcompile, preset, run_sim, scenario};
 use sched_core::trace::TraceKind;

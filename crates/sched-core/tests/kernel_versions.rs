@@ -1,6 +1,6 @@
 //! The kernel version decides the baseline: directional tests over several seeds.
 
-mod common;
+use crate::common;
 
 use common::{median, preset, run, scenario, schbench};
 use sched_core::workload::{StreamSpec, WorkloadSpec};

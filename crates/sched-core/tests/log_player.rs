@@ -2,7 +2,7 @@
 //! gives the simulation's records, the same metrics as `replay`, waiting counts that
 //! agree with the running tasks, and snapshots that restore exactly.
 
-mod common;
+use crate::common;
 
 use common::*;
 use sched_core::replay::*;

@@ -1,7 +1,7 @@
 //! Seed 004's policy, NUMA imbalance with CPU affinity, on the 5.18 baseline:
 //! `numactl -C 0,16,32,48,64,80,96,112` STREAM with 8 threads on 2-socket Zen3.
 
-mod common;
+use crate::common;
 
 use common::{preset, run, run_sim, scenario};
 use sched_core::cpuset::CpuSet;

@@ -1,7 +1,7 @@
 //! Behaviour-program steps whose timing is their point: a spin on the clock against
 //! a run of work, and a wake walk that wakes one waiter per syscall.
 
-mod common;
+use crate::common;
 
 use common::{preset, run, scenario, tasks};
 use sched_core::behaviour::{Dist, Op};

@@ -1,7 +1,7 @@
 //! Invariants that must hold for any workload: no task is lost or duplicated, the
 //! runqueues' counts match their contents, and time never goes backwards.
 
-mod common;
+use crate::common;
 
 use common::{
     cgroup_tree, hackbench, hogs, kcompile, netperf, preset, run_sleep, scenario, schbench,

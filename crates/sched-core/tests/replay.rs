@@ -1,7 +1,7 @@
 //! Replaying ftrace text: one fixture per variant of FTRACE.md with its expected
 //! counts, bad input, a property test, and a round trip through schedlab's own trace.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! SHARED_RUNQ (seed 000) on 6.5: what each mode pushes and pulls, and the
 //! directions of the series' lock measurements over seeds.
 
-mod common;
+use crate::common;
 
 use common::{hackbench, median, netperf, preset, run, run_sim, scenario, schbench_pipe};
 use sched_core::metrics::RunSummary;

@@ -1,7 +1,7 @@
 //! Seed 001's select_idle_sibling idle-thread scan on the 4.6 baseline: directional
 //! tests over seeds.
 
-mod common;
+use crate::common;
 
 use common::{median, netperf, preset, run, scenario, schbench};
 use sched_core::Scenario;

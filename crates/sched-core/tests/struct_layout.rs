@@ -1,7 +1,7 @@
 //! Seed 002: the struct-layout cache-line model, per-CPU CFS bandwidth, and group
 //! scheduling (the pick through group entities, `cpu.weight`).
 
-mod common;
+use crate::common;
 
 use common::*;
 use sched_core::policy::struct_layout::{

@@ -1,7 +1,7 @@
 //! Seed 003, TurboSched on the 5.2 baseline with the power model: directional tests
 //! over seeds (`docs/policies/turbosched.md` has the sweep).
 
-mod common;
+use crate::common;
 
 use common::{median, preset, run, run_sim, scenario};
 use sched_core::trace::TraceKind;

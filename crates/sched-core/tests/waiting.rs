@@ -3,7 +3,7 @@
 //! running task. Scenarios cover wakeups onto busy CPUs, balancer pulls, forks and
 //! exits, CPU hotplug and CFS bandwidth throttling.
 
-mod common;
+use crate::common;
 
 use common::{cgroup_tree, hackbench, hogs, preset, scenario, schbench};
 use sched_core::scenario::HotplugSpec;

@@ -5,7 +5,7 @@
 //! part its state gives, and that a group with no noted CPU agrees with a walk over
 //! its CPUs; on a busy machine, through CPU hotplug, and across the epoch's moves.
 
-mod common;
+use crate::common;
 
 use common::{hackbench, hogs, preset, scenario};
 use sched_core::scenario::HotplugSpec;
