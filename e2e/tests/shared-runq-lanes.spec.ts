@@ -30,7 +30,11 @@ test('SHARED_RUNQ plays: shard lanes hold queued tasks and lock_stat shows &shar
   expect(spins.length).toBeGreaterThan(0);
   for (const [shard, cpu] of spins) {
     expect(cpu).toBeLessThan(36);
-    await expect(lanes.nth(shard).locator('text.lane-spin')).toHaveText(new RegExp(`^spun: CPUs? (\\d+, )*${cpu}(, \\d+)*$`));
+    const lane = lanes.nth(shard);
+    await expect(lane.locator('text.lane-spin')).toHaveText(/^spun: CPUs? \d+(, \d+)*( \+\d+)?$/);
+    // The lane's tooltip names every one of them.
+    const named = /; CPUs? ([\d, and]+) spun on it just now/.exec((await lane.locator('title').textContent()) ?? '')?.[1] ?? '';
+    expect(named.split(/, | and /).map(Number)).toContain(cpu);
   }
 
   // Every chip is a task of the run, and a lane's length is what its chips and "+N more" add up to.

@@ -341,10 +341,17 @@ function drawLockWaits(layer: Selection<SVGGElement, string, SVGSVGElement, unkn
     .attr('stroke-width', 1.5);
 }
 
-/** `spun: CPUs 3, 7`: a lane's waiters since the last frame, written at its right end. */
+/** The width of a character of the lane's badge (12 px bold), for the patch behind it. */
+const SPIN_CHAR_PX = 7.2;
+/** The CPUs a lane's badge names; the tooltip names them all. */
+const SPIN_NAMED = 4;
+
+/** `spun: CPUs 3, 7`: a lane's waiters since the last frame, written at its right end (`+2` past four). */
 export function spunBadge(cpus: readonly number[] | undefined): string {
   if (!cpus || cpus.length === 0) return '';
-  return `spun: CPU${cpus.length === 1 ? '' : 's'} ${cpus.join(', ')}`;
+  const named = cpus.slice(0, SPIN_NAMED).join(', ');
+  const more = cpus.length > SPIN_NAMED ? ` +${cpus.length - SPIN_NAMED}` : '';
+  return `spun: CPU${cpus.length === 1 ? '' : 's'} ${named}${more}`;
 }
 
 /**
@@ -423,6 +430,7 @@ function drawLanes(
       group.append('text').attr('class', 'lane-label');
       group.append('g').attr('class', 'lane-chips');
       group.append('text').attr('class', 'lane-more');
+      group.append('rect').attr('class', 'lane-spin-bg').attr('rx', 3);
       group.append('text').attr('class', 'lane-spin');
       return group;
     })
@@ -487,13 +495,24 @@ function drawLanes(
         .attr('x', chipX(box.x, fit.visible.length) + 2)
         .attr('y', box.y + box.height / 2)
         .text(fit.more > 0 ? `+${fit.more} more` : '');
-      // Who waited on this shard's lock since the last frame, over the chips if the lane is full.
+      // Who waited on this shard's lock since the last frame: at the lane's right end, on
+      // a patch of the lane's own fill that covers the chips under it when the lane is full.
+      const badge = spunBadge(shards?.spinners?.[box.shard]);
+      const badgeWidth = badge === '' ? 0 : badge.length * SPIN_CHAR_PX + 2 * LANE.pad;
+      group
+        .select('rect.lane-spin-bg')
+        .attr('x', box.x + box.width - badgeWidth - 1)
+        .attr('y', box.y + 2)
+        .attr('width', badgeWidth)
+        .attr('height', Math.max(0, box.height - 4))
+        .attr('fill', laneFill(glow))
+        .attr('visibility', badge === '' ? 'hidden' : 'visible');
       group
         .select('text.lane-spin')
         .attr('x', box.x + box.width - LANE.pad)
         .attr('y', box.y + box.height / 2)
         .attr('stroke', laneFill(glow))
-        .text(spunBadge(shards?.spinners?.[box.shard]));
+        .text(badge);
       const queue = lane.pids.length === 0 ? 'empty' : `${lane.pids.length} queued, head first: ${lane.pids.slice(0, 24).join(' ')}${lane.pids.length > 24 ? ' …' : ''}`;
       group
         .select('title')

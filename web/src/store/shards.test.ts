@@ -58,6 +58,8 @@ describe("frame_shard_spinners' flat array", () => {
     expect(spunBadge([6])).toBe('spun: CPU 6');
     expect(spunBadge([])).toBe('');
     expect(spunBadge(undefined)).toBe('');
+    // Past four, the rest are counted (the lane's tooltip names them all).
+    expect(spunBadge([6, 4, 2, 16, 22, 9])).toBe('spun: CPUs 6, 4, 2, 16 +2');
   });
 });
 
