@@ -16,46 +16,41 @@ export interface ShardQueue {
 }
 
 /**
- * Splits the frame's `frame_shards()` array into one queue per shard, in the order
- * of `shards` (the bridge's `shards_json`). A short or inconsistent array (never
- * expected from the bridge) yields empty queues for the shards it does not cover,
- * rather than pids read from the wrong place.
+ * Splits a per-shard flat array, `[n, item, ..., n, item, ...]`, into `count` lists.
+ * A short or inconsistent array (never expected from the bridge) leaves the shards
+ * it does not cover empty, rather than reading items from the wrong place.
  */
-export function parseFrameShards(flat: Uint32Array, shards: readonly ShardInfo[]): readonly ShardQueue[] {
-  const queues: ShardQueue[] = [];
+function splitPerShard(flat: Uint32Array, count: number): number[][] {
+  const lists: number[][] = [];
   let at = 0;
-  for (const shard of shards) {
+  for (let shard = 0; shard < count; shard++) {
     const length = flat[at];
     if (length === undefined || at + 1 + length > flat.length) {
-      queues.push({ shard, pids: [] });
+      lists.push([]);
       at = flat.length;
       continue;
     }
-    queues.push({ shard, pids: Array.from(flat.subarray(at + 1, at + 1 + length), pid) });
+    lists.push(Array.from(flat.subarray(at + 1, at + 1 + length)));
     at += 1 + length;
   }
-  return queues;
+  return lists;
+}
+
+/**
+ * Splits the frame's `frame_shards()` array into one queue per shard, in the order
+ * of `shards` (the bridge's `shards_json`), head first.
+ */
+export function parseFrameShards(flat: Uint32Array, shards: readonly ShardInfo[]): readonly ShardQueue[] {
+  const lists = splitPerShard(flat, shards.length);
+  return shards.map((shard, index) => ({ shard, pids: (lists[index] ?? []).map(pid) }));
 }
 
 /**
  * Per shard, the CPUs that spun on its lock since the previous frame, from
- * `Frame.shardSpinners` (`[n, cpu, ..., n, cpu, ...]`); a short array leaves the
- * shards it does not cover with none.
+ * `Frame.shardSpinners` (`[n, cpu, ..., n, cpu, ...]`), newest first.
  */
 export function parseShardSpinners(flat: Uint32Array, nShards: number): readonly (readonly number[])[] {
-  const spinners: number[][] = [];
-  let at = 0;
-  for (let shard = 0; shard < nShards; shard++) {
-    const count = flat[at];
-    if (count === undefined || at + 1 + count > flat.length) {
-      spinners.push([]);
-      at = flat.length;
-      continue;
-    }
-    spinners.push(Array.from(flat.subarray(at + 1, at + 1 + count)));
-    at += 1 + count;
-  }
-  return spinners;
+  return splitPerShard(flat, nShards);
 }
 
 /** The `&shard->lock` row, when SHARED_RUNQ is on. */
