@@ -63,11 +63,21 @@ if [ "$with_task_count" = 1 ]; then
     "tasks-10000|hackbench-7950x --set workloads.0.groups=250 --set workloads.0.loops=4"
   )
 fi
-for entry in "${cases[@]}"; do
-  name=${entry%%|*}
+# Each count runs in one thread under callgrind: as many at once as there are cores.
+jobs=$(nproc 2>/dev/null || echo 2)
+count_case() {
+  local name=${1%%|*}
   # shellcheck disable=SC2086 # the arguments are words
   valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.out" --toggle-collect='*Simulator::step*' \
-    "$bin" bench ${entry#*|} --repeat 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+    "$bin" bench ${1#*|} --repeat 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+}
+for entry in "${cases[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  count_case "$entry" &
+done
+wait || true # a count that failed has no figures, and the check below names it
+for entry in "${cases[@]}"; do
+  name=${entry%%|*}
   events=$(sed -n 's/.*"events": *\([0-9]*\).*/\1/p' "$tmp/$name.json")
   instructions=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/$name.err")
   echo "$name $events $instructions" >> "$tmp/figures"
