@@ -351,6 +351,37 @@ describe('the timeline', () => {
     expect(slices?.switches).toBe(2);
   });
 
+  it('shows a catch-up a few times a second, not at each of its steps, and keeps every step\'s records', async () => {
+    const store = createAppStore();
+    let nowUs = 0;
+    const seek = vi.fn(async (_events: number | undefined, timeNs: number) => {
+      const from = nowUs;
+      nowUs = Math.max(nowUs, Math.ceil(timeNs / 1000));
+      const switches: number[] = [];
+      for (let t = from + 1; t <= nowUs; t++) switches.push(t * 1000, 0, 1000 + t);
+      return { ...frame(nowUs, false, [line(nowUs)]), switches: new Float64Array(switches) };
+    });
+    const controller = createController(store, fakeEngine({ load: loadTwoCpus, seek } as never));
+    await controller.load('two', '{}');
+    const shown: number[] = [];
+    let last = store.get().frame;
+    store.subscribe(() => {
+      const now = store.get().frame;
+      if (now !== last && now) shown.push(now.nowNs);
+      last = now;
+    });
+    await controller.seek({ timeNs: 3_000_000 as SimTimeNs, events: undefined });
+    // 150 steps of 20 us, answered at once: shown once, at the end.
+    expect(seek.mock.calls.length).toBeGreaterThanOrEqual(150);
+    expect(shown.length).toBeLessThanOrEqual(2);
+    expect(shown.at(-1)).toBe(3_000_000);
+    expect(store.get().frame?.nowNs).toBe(3_000_000);
+    // Nothing of the steps not shown is lost: every switch, and each step's trace line.
+    expect(store.get().slices?.switches).toBe(3000);
+    expect(store.get().trace.map((record) => record.index)).toEqual(seek.mock.calls.map((_, step) => Math.min(3000, (step + 1) * 20)));
+    expect(store.get().catchingUp).toBeUndefined();
+  });
+
   it('records where the kept trace ends once the trace store is full', async () => {
     const store = createAppStore();
     const step = vi.fn(async () => ({ ...frame(9), switches: new Float64Array([100, 0, 7]), traceKeptUntilNs: 5000 as SimTimeNs }));

@@ -8,7 +8,7 @@ import * as Comlink from 'comlink';
 import type { EngineClient, EngineLifecycle } from '../engine/client';
 import { isEngineFailure } from '../engine/failure';
 import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
-import { appendTrace, SPEEDS, type AppStore, type CatchUp, type EngineTrouble, type Notice } from './app';
+import { appendTrace, SPEEDS, type AppState, type AppStore, type CatchUp, type EngineTrouble, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
@@ -66,6 +66,8 @@ const SEARCH_SCAN = 2_000_000;
 
 /** Events one frame may handle before it yields back to the page. */
 const MAX_EVENTS_PER_FRAME = 200_000;
+/** How often a catch-up to a time (a policy re-run, a seek) shows where it has got to, in wall milliseconds. */
+const SHOW_EVERY_MS = 100;
 /** Longest real time one animation frame may account for (after a stall). */
 const MAX_FRAME_MS = 100;
 /**
@@ -340,12 +342,32 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
     return frame.finished && loaded && frame.nowNs < loaded.endNs ? frame.nowNs : undefined;
   }
 
-  function applyFrame(frame: Frame) {
-    const state = store.get();
+  /**
+   * A frame's changes to the page's state not shown yet: a catch-up shows a frame
+   * every `SHOW_EVERY_MS` of wall time, not each of its hundred-odd steps (each shown
+   * frame is a render of the whole page, and those renders were most of a re-run's
+   * time). The run's own stores (slices, history, frequency) take every frame.
+   */
+  let held: Partial<AppState> | undefined;
+
+  /** The state with the frames held back applied. */
+  function latest(): AppState {
+    return held ? { ...store.get(), ...held } : store.get();
+  }
+
+  /** Shows what was held back, if it still belongs to the run shown. */
+  function showHeld(run: SliceStore | undefined) {
+    const pending = held;
+    held = undefined;
+    if (pending && store.get().slices === run) store.set(pending);
+  }
+
+  function applyFrame(frame: Frame, show = true) {
+    const state = latest();
     if (state.slices) addSlices(state.slices, frame);
     if (state.frequency && state.loaded) addFrequency(state.frequency, state.loaded, frame);
     state.history?.add(frame);
-    store.set({
+    const update: Partial<AppState> = {
       frame,
       trace: appendTrace(state.trace, frame.newTrace),
       motions: state.loaded ? appendMotions(state.motions, frame.migrations, state.loaded.machine) : state.motions,
@@ -353,7 +375,13 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       finishedAtNs: endedEarly(frame, state.loaded) ?? state.finishedAtNs,
       shardLockContention: shardLockContention(state.frame?.locks, frame.locks, state.shardLockContention),
       shardContentions: perShardContention(state.frame?.shardLocks, frame.shardLocks, state.shardContentions),
-    });
+    };
+    if (show) {
+      held = undefined;
+      store.set(update);
+    } else {
+      held = update;
+    }
     markSnapshot(frame);
   }
 
@@ -462,20 +490,28 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
 
   async function seekTo(playhead: Playhead, run: SliceStore | undefined): Promise<void> {
     await engineCall(async () => {
-      for (;;) {
-        const state = store.get();
-        const frame = state.frame;
-        if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
-        const needEvents = playhead.events !== undefined && frame.events < playhead.events;
-        if (!needEvents && frame.nowNs >= playhead.timeNs) return;
-        // In steps of a 150th of the way (as playing would), so the charts over time get their samples.
-        const stepNs = Math.max(10_000, playhead.timeNs / 150);
-        const towards = needEvents ? playhead.timeNs : Math.min(playhead.timeNs, frame.nowNs + stepNs);
-        const next = await engine.seek(needEvents ? playhead.events : undefined, towards, MAX_EVENTS_PER_FRAME);
-        if (store.get().slices !== run) return;
-        applyFrame(next);
-        // No progress (nothing left before the target): done.
-        if (next.events === frame.events && next.nowNs === frame.nowNs) return;
+      let shownAt = performance.now();
+      try {
+        for (;;) {
+          const state = latest();
+          const frame = state.frame;
+          if (!frame || frame.finished || state.slices !== run || state.status !== 'ready') return;
+          const needEvents = playhead.events !== undefined && frame.events < playhead.events;
+          if (!needEvents && frame.nowNs >= playhead.timeNs) return;
+          // In steps of a 150th of the way (as playing would), so the charts over time get their samples.
+          const stepNs = Math.max(10_000, playhead.timeNs / 150);
+          const towards = needEvents ? playhead.timeNs : Math.min(playhead.timeNs, frame.nowNs + stepNs);
+          const next = await engine.seek(needEvents ? playhead.events : undefined, towards, MAX_EVENTS_PER_FRAME);
+          if (store.get().slices !== run) return;
+          // The way there is shown a few times a second (how far it has got), not at every step.
+          const show = performance.now() - shownAt >= SHOW_EVERY_MS;
+          if (show) shownAt = performance.now();
+          applyFrame(next, show);
+          // No progress (nothing left before the target): done.
+          if (next.events === frame.events && next.nowNs === frame.nowNs) return;
+        }
+      } finally {
+        showHeld(run);
       }
     });
   }
