@@ -37,6 +37,7 @@ const firstFrame = grab(text('frames.txt'), /first frame: (\d+) ms/);
 const frameBusy = grab(text('frames.txt'), /main thread busy ([0-9.]+) ms a frame \(median of rounds; ([0-9.]+)\.\.([0-9.]+)\)/);
 const frameRounds = grab(text('frames.txt'), /(\d+) rounds of (\d+) s/);
 const frameWork = grab(text('frames.txt'), /frame work \(main thread, traced (\d+) x (\d+) s\): (\d+) frames, p50 ([0-9.]+) ms, p95 ([0-9.]+) ms, max ([0-9.]+) ms, ([0-9.]+) % over 16.7 ms; ([0-9.]+) % of the traced frames over 20 ms apart/);
+const rerun = grab(text('rerun.txt'), /to its end: (\d+) ms \(median of (\d+); (\d+)\.\.(\d+)\)/);
 const memoryLine = text('memory.txt');
 const memory = grab(memoryLine, /: (\d+) events, the engine's wasm memory ([0-9.]+) MB, the page's JS heap ([0-9.]+) MB/);
 const replayRuns = [...text('replay.txt').matchAll(/([0-9.]+) MB\/s/g)].map((match) => Number(match[1]));
@@ -74,6 +75,7 @@ const report = {
     browser_parser_mb_s: parseBrowser ? { median: parseBrowser[3], min: parseBrowser[4], max: parseBrowser[5] } : null,
   },
   memory: memory ? { command: 'node scripts/memory-bench.mjs', scenario: 'netperf-udp-rr-skylake, duration_ms 1250, played to its end', events: memory[0], wasm_mb: memory[1], js_heap_mb: memory[2] } : null,
+  rerun: rerun ? { command: 'node scripts/rerun-bench.mjs', what: "the struct layout lab's cgroup tree (teaching-small, 100 ms) at its end, its layout switched: a re-run to the playhead", median_ms: rerun[0], rounds: rerun[1], min_ms: rerun[2], max_ms: rerun[3] } : null,
   frames: frames ? { command: 'node scripts/frame-bench.mjs', p50_ms: frames[0], p95_ms: frames[1], max_ms: frames[2], over_20ms_pct: frames[3], first_frame_ms: firstFrame?.[0] ?? null, main_thread_busy_ms: frameBusy ? { median: frameBusy[0], min: frameBusy[1], max: frameBusy[2] } : null, rounds: frameRounds?.[0] ?? null, seconds_per_round: frameRounds?.[1] ?? null, work_ms: frameWork ? { traced_seconds: frameWork[0] * frameWork[1], frames: frameWork[2], p50: frameWork[3], p95: frameWork[4], max: frameWork[5], over_16_7_pct: frameWork[6], traced_over_20ms_apart_pct: frameWork[7] } : null } : null,
 };
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
@@ -135,6 +137,11 @@ if (report.frames) {
   lines.push(`Frames with 512 CPUs playing (\`node scripts/frame-bench.mjs\`${rounds}). Intervals between frames p50 ${report.frames.p50_ms} ms, p95 ${report.frames.p95_ms} ms, max ${report.frames.max_ms} ms, ${report.frames.over_20ms_pct} % over 20 ms (a display refresh missed)${busy ? `; the main thread busy ${busy.median} ms a frame (${busy.min}..${busy.max} over the rounds)` : ''}; first frame ${report.frames.first_frame_ms} ms.`);
   const work = report.frames.work_ms;
   if (work) lines.push(`Each frame's work on the main thread (traced for ${work.traced_seconds} s in all, tracing's overhead included): p50 ${work.p50} ms, p95 ${work.p95} ms, max ${work.max} ms; ${work.over_16_7_pct} % of frames over 16.7 ms of work, and ${work.traced_over_20ms_apart_pct} % of the traced frames over 20 ms apart.`);
+}
+
+if (report.rerun) {
+  lines.push('');
+  lines.push(`A re-run in the browser (\`node scripts/rerun-bench.mjs\`): ${report.rerun.what}, from the click to the page idle: ${report.rerun.median_ms} ms, median of ${report.rerun.rounds} (${report.rerun.min_ms}..${report.rerun.max_ms}).`);
 }
 
 if (report.memory) {

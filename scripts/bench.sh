@@ -83,6 +83,8 @@ node scripts/wasm-bench.mjs --runs 5 --json "$tmp/wasm.json" --log "$tmp/hackben
 # browser"); on its own the script has opened it nine times.
 PARSE_BENCH_RUNS=4 node scripts/parse-bench.mjs "$tmp/hackbench.trace" | tee "$tmp/parse-browser.txt"
 node scripts/frame-bench.mjs | tee "$tmp/frames.txt"
+# A re-run from the same seed carried back to the playhead (the lab's layout switch).
+node scripts/rerun-bench.mjs | tee "$tmp/rerun.txt"
 # Memory: a run of about ten million events played to its end in the app.
 node scripts/memory-bench.mjs | tee "$tmp/memory.txt"
 

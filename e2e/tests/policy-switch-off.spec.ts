@@ -11,7 +11,7 @@ test('switching SHARED_RUNQ off in the Policy panel re-runs without the shard lo
   await expect(policy.getByTestId('policy-diff')).toContainText('Every setting is as in the scenario file.');
   // Grouped by patch series, each switch explained by the schema.
   await expect(policy.locator('fieldset[data-group="seed-000"] legend')).toContainText('SHARED_RUNQ');
-  await expect(policy.locator('fieldset[data-group="seed-001"] legend')).toContainText('seed 001');
+  await expect(policy.locator('fieldset[data-group="seed-001"] legend')).toContainText('series 001');
   await expect(policy.getByRole('checkbox', { name: 'wake_affine.enabled' })).toBeChecked();
   const mode = policy.getByRole('combobox', { name: 'shared_runq.mode' });
   await expect(mode).toHaveValue('all');

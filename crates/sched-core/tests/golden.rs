@@ -1,6 +1,6 @@
 //! Golden schedules: the compact trace of small runs, checked against files in
 //! `tests/golden/`. After an intended model change, regenerate them with
-//! `UPDATE_EXPECT=1 cargo test -p sched-core --test suite golden` and review the diff.
+//! `UPDATE_EXPECT=1 cargo test -p sched-core-tests --test suite golden` and review the diff.
 
 use crate::common;
 
@@ -15,9 +15,7 @@ use sched_core::workload::WorkloadSpec;
 use std::path::PathBuf;
 
 fn check_golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
+    let path = PathBuf::from(common::TESTS_DIR).join("golden").join(name);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         std::fs::write(&path, actual).unwrap();
         return;

@@ -12,10 +12,7 @@ use sched_core::Simulator;
 use std::collections::BTreeMap;
 
 fn fixture_text(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/ftrace/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/fixtures/ftrace/{name}", common::TESTS_DIR);
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"))
 }
 

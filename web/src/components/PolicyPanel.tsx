@@ -194,8 +194,8 @@ export function PolicyPanel({
           <legend>
             {group.title}
             {group.seed !== undefined ? (
-              <span className="tag">
-                seed {group.seed}
+              <span className="tag" title="The kernel patch series these settings come from, and the kernel it was written against">
+                series {group.seed}
                 {group.kernel ? ` · ${group.kernel}` : ''}
               </span>
             ) : group.id === 'kernel' ? null : (

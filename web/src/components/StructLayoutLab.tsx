@@ -285,7 +285,7 @@ function Lab({ store, controller, figures, control }: { store: AppStore; control
       <div ref={hostRef}>
       <div className="struct-lab-head">
         <h2 id="struct-lab-title">Struct layout lab</h2>
-        <span className="tag">seed 002 · kernel {originalReport.kernel} structures</span>
+        <span className="tag">series 002 · kernel {originalReport.kernel} structures</span>
         <span className="muted">
           <code>struct sched_entity</code> {shownReport.sched_entity.size} B in {shownReport.sched_entity.lines} lines, <code>struct cfs_rq</code> {shownReport.cfs_rq.size} B in{' '}
           {shownReport.cfs_rq.lines} lines (original: {originalReport.sched_entity.lines} and {originalReport.cfs_rq.lines})

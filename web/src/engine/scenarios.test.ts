@@ -8,11 +8,11 @@ describe('the scenario picker', () => {
       expect(scenario.description.length, scenario.id).toBeGreaterThan(20);
     }
     const series = (id: string) => bundledScenarios.find((scenario) => scenario.id === id)?.series;
-    expect(series('sis-schbench-t19')).toMatch(/^seed 001/);
-    expect(series('kcompile-milan')).toMatch(/^seed 000/);
-    expect(series('cgroup-d3w10')).toMatch(/^seed 002/);
-    expect(series('turbo-bench-power9')).toMatch(/^seed 003/);
-    expect(series('numa-affinity-hotplug')).toMatch(/^seed 004/);
+    expect(series('sis-schbench-t19')).toMatch(/^series 001/);
+    expect(series('kcompile-milan')).toMatch(/^series 000/);
+    expect(series('cgroup-d3w10')).toMatch(/^series 002/);
+    expect(series('turbo-bench-power9')).toMatch(/^series 003/);
+    expect(series('numa-affinity-hotplug')).toMatch(/^series 004/);
     expect(seriesOf('my-own', 'something')).toBe('Other');
   });
 });

@@ -17,11 +17,11 @@ export interface BundledScenario {
 /** The picker's groups, in order: the seed experiment each scenario reproduces, by its file name and title. */
 export const SERIES: readonly { readonly name: string; readonly test: (id: string, title: string) => boolean }[] = [
   { name: 'Teaching', test: (id) => id.startsWith('teaching') },
-  { name: 'seed 000 · SHARED_RUNQ (6.5)', test: (id, title) => id.startsWith('shared-runq') || title.includes('SHARED_RUNQ') },
-  { name: 'seed 001 · select_idle_sibling idle-thread scan (4.6)', test: (id) => id.startsWith('sis-') },
-  { name: 'seed 002 · cfs_rq / sched_entity reordering (6.x)', test: (id) => id.startsWith('cgroup-') },
-  { name: 'seed 003 · TurboSched task packing (5.2)', test: (id) => id.startsWith('turbo-') },
-  { name: 'seed 004 · NUMA affinity at fork (5.18)', test: (id, title) => id.startsWith('stream') || title.includes('NUMA affinity') },
+  { name: 'series 000 · SHARED_RUNQ (6.5)', test: (id, title) => id.startsWith('shared-runq') || title.includes('SHARED_RUNQ') },
+  { name: 'series 001 · select_idle_sibling idle-thread scan (4.6)', test: (id) => id.startsWith('sis-') },
+  { name: 'series 002 · cfs_rq / sched_entity reordering (6.x)', test: (id) => id.startsWith('cgroup-') },
+  { name: 'series 003 · TurboSched task packing (5.2)', test: (id) => id.startsWith('turbo-') },
+  { name: 'series 004 · NUMA affinity at fork (5.18)', test: (id, title) => id.startsWith('stream') || title.includes('NUMA affinity') },
 ];
 const OTHER_SERIES = 'Other';
 

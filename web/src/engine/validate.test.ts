@@ -77,6 +77,19 @@ describe('a syntax error', () => {
     expect(message).toMatch(/^not valid JSON: Expected ',' or '}' after property value, at line 4, column 3 \(a comma missing at the end of the line before\?\)$/);
     expect(message).not.toContain('position');
   });
+
+  it('says that an empty text is empty, and where a text that ends too soon ends', () => {
+    const messageOf = (text: string) => {
+      const parsed = parseScenarioText(text);
+      return 'problems' in parsed ? parsed.problems[0]?.message : undefined;
+    };
+    expect(messageOf('')).toBe('not valid JSON: the text is empty; a scenario is a JSON object, such as one of the shipped scenarios');
+    expect(messageOf('  \n ')).toMatch(/the text is empty/);
+    // A "{" inside a string is no bracket.
+    expect(messageOf('{\n  "title": "a {",\n  "workloads": [{ "kind":\n')).toBe(
+      'not valid JSON: the text ends before its JSON does, at line 3, column 26 (3 brackets left open?)',
+    );
+  });
 });
 
 describe('an unknown field', () => {

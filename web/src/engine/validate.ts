@@ -290,7 +290,7 @@ export function parseScenarioText(text: string): { value: unknown } | { problems
  */
 function syntaxMessage(text: string, message: string): string {
   const match = /position (\d+)/.exec(message);
-  if (!match) return message;
+  if (!match) return endMessage(text) ?? message;
   const position = Math.min(Number(match[1]), text.length);
   const bare = message.replace(/\s*(in JSON )?at position \d+(\s*\(line \d+ column \d+\))?/, '');
   const before = text.slice(0, position);
@@ -299,6 +299,36 @@ function syntaxMessage(text: string, message: string): string {
   const column = position - lineStart + 1;
   const missingComma = /^Expected ','/.test(bare) && line > 1 && text.slice(lineStart, position).trim() === '';
   return `${bare}, at line ${line}, column ${column}${missingComma ? ' (a comma missing at the end of the line before?)' : ''}`;
+}
+
+/**
+ * JSON.parse names no position when the text ends too soon: say so, and where the
+ * text ends (or that there is no text at all).
+ */
+function endMessage(text: string): string | undefined {
+  const content = text.trimEnd();
+  if (content === '') return 'the text is empty; a scenario is a JSON object, such as one of the shipped scenarios';
+  const lines = content.split('\n');
+  const last = lines[lines.length - 1] ?? '';
+  const open = openBrackets(content);
+  const hint = open > 0 ? ` (${open} bracket${open === 1 ? '' : 's'} left open?)` : '';
+  return `the text ends before its JSON does, at line ${lines.length}, column ${last.length + 1}${hint}`;
+}
+
+/** Brackets and braces opened and not closed, outside strings. */
+function openBrackets(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return depth;
 }
 
 /** Schema problems of a parsed scenario, deduplicated, in document order. */

@@ -1,6 +1,10 @@
 //! Scenario builders shared by the integration tests.
 #![allow(dead_code)]
 
+/// This directory (`crates/sched-core/tests`): the fixtures and goldens live here, and
+/// the suite is built by the package `crates/sched-core-tests`.
+pub const TESTS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sched-core/tests");
+
 use sched_core::behaviour::{Dist, Op};
 use sched_core::cfs::KnobsSpec;
 use sched_core::cost::CostsSpec;

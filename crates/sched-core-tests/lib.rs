@@ -1,0 +1,1 @@
+//! Nothing: this package only holds sched-core's integration tests (see Cargo.toml).
