@@ -533,7 +533,6 @@ impl LayoutModel {
     }
 
     /// Where the lines of an entity on `cpu` are.
-    #[inline]
     fn se_lines(&mut self, se: Se, cpu: CpuId) -> (Lines, usize) {
         match se {
             Se::Task(task) => (Lines::Task, task.0 as usize * self.se_stride),
@@ -542,7 +541,6 @@ impl LayoutModel {
     }
 
     /// Where the lines of a cfs_rq on `cpu` are.
-    #[inline]
     fn rq_lines(&mut self, rq: Rq, cpu: CpuId) -> (Lines, usize) {
         let slot = match rq {
             Rq::Root => 0,
@@ -608,25 +606,19 @@ impl LayoutModel {
 /// would), and hits while fewer than the capacity came after it there.
 #[inline(always)]
 fn touch_lines(lines: &mut [u64], mut mask: u64, cpu: &mut CpuClock, remote: &mut u64) -> u64 {
-    // Without a branch on hit or miss: which way a line goes is data the predictor
-    // cannot learn.
-    let (owner, capacity) = (cpu.owner, cpu.capacity);
-    let (mut clock, mut misses, mut far) = (cpu.clock, 0, 0);
+    let mut misses = 0;
     while mask != 0 {
         let line = mask.trailing_zeros() as usize;
         mask &= mask - 1;
-        clock += 1;
+        cpu.clock += 1;
         let slot = &mut lines[line];
-        let was = *slot;
-        let held = was & !STAMP_MASK;
-        let aged = clock.wrapping_sub(was & STAMP_MASK) > capacity;
-        let miss = u64::from((held != owner) | aged);
-        misses += miss;
-        far += miss & u64::from((held != 0) & (held != owner));
-        *slot = owner | (clock & STAMP_MASK);
+        let held = *slot & !STAMP_MASK;
+        if held != cpu.owner || cpu.clock - (*slot & STAMP_MASK) > cpu.capacity {
+            misses += 1;
+            *remote += u64::from(held != 0 && held != cpu.owner);
+        }
+        *slot = cpu.owner | (cpu.clock & STAMP_MASK);
     }
-    cpu.clock = clock;
-    *remote += far;
     misses
 }
 
