@@ -37,3 +37,48 @@ test('the charts draw the run over time as it plays: latency, utilisation and th
   expect(counts.reduce((sum, count) => sum + count, 0)).toBe(samples);
   await expect(charts.getByTestId('latency-histogram').locator('path.cdf')).toHaveAttribute('d', /^M/);
 });
+
+test('a chart reads out its values at a time, under the pointer or by the arrow keys, without stepping the run', async ({ page }) => {
+  await openApp(page);
+  const charts = page.getByRole('region', { name: 'Charts' });
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  const utilisation = charts.getByTestId('utilisation-chart');
+  const path = utilisation.locator('path.chart-line[data-line="utilisation"]');
+  await expect.poll(async () => Number(await path.getAttribute('data-points')), { timeout: 20_000 }).toBeGreaterThan(20);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitIdle(page);
+  const readout = utilisation.getByTestId('utilisation-chart-readout');
+  await expect(readout).toHaveText(/^now: busy \d+\.\d %, idle while runnable/);
+
+  // The pointer halfway along the plot: the values at a time about half the run's, a line and a dot on each line there.
+  const host = utilisation.getByRole('group');
+  await host.scrollIntoViewIfNeeded();
+  const box = await host.boundingBox();
+  if (!box) throw new Error('chart not drawn');
+  await page.mouse.move(box.x + 64 + (box.width - 78) / 2, box.y + 60);
+  await expect(readout).toHaveText(/^at \d\.\d{6} s: busy \d+\.\d %, idle while a task waited in the LLC \d+\.\d %$/);
+  await expect(utilisation.locator('line.cursor-line')).toHaveCount(1);
+  await expect(utilisation.locator('circle.cursor-dot')).toHaveCount(2);
+  const now = Number(/t = ([\d.]+) s/.exec((await page.getByTestId('sim-time').textContent()) ?? '')?.[1]);
+  const at = Number(/^at ([\d.]+) s/.exec((await readout.textContent()) ?? '')?.[1]);
+  expect(Math.abs(at - now / 2)).toBeLessThan(now * 0.1);
+  await page.mouse.move(0, 0);
+  await expect(readout).toHaveText(/^now: /);
+  await expect(utilisation.locator('line.cursor-line')).toHaveCount(0);
+
+  // The keys: Home reads the first point, ArrowRight the next; the run does not step.
+  const events = await page.evaluate(() => window.__schedlab?.events);
+  await host.focus();
+  await page.keyboard.press('Home');
+  const first = /^at ([\d.]+) s/.exec((await readout.textContent()) ?? '')?.[1];
+  expect(first).toBeDefined();
+  await page.keyboard.press('ArrowRight');
+  await expect(readout).not.toHaveText(new RegExp(`^at ${first} s`));
+  const second = Number(/^at ([\d.]+) s/.exec((await readout.textContent()) ?? '')?.[1]);
+  expect(second).toBeGreaterThan(Number(first));
+  await waitIdle(page);
+  expect(await page.evaluate(() => window.__schedlab?.events)).toBe(events);
+  await page.keyboard.press('Escape');
+  await expect(readout).toHaveText(/^now: /);
+});

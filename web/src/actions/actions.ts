@@ -46,6 +46,8 @@ export function actionForKey(actions: readonly Action[], event: KeyboardEvent): 
     return undefined;
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return undefined;
+  // A widget that took the key for itself (a chart's arrow keys) keeps it.
+  if (event.defaultPrevented) return undefined;
   // While a modal dialog is open the page behind it is inert: its shortcuts too.
   if (typeof document !== 'undefined' && document.querySelector('dialog[open]')) return undefined;
   // Space and Enter on a focused button, link or summary press it, as they do everywhere.

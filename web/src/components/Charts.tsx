@@ -1,4 +1,4 @@
-import { useEffect, useRef, type RefObject } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 import type { AppStore } from '../store/app';
 import type { FrequencySeries, PowerOn } from '../store/power';
 import { LATENCY, type Frame } from '../engine/protocol';
@@ -6,11 +6,12 @@ import { useAppState, useAppStateEvery } from './useStore';
 import { useElementWidth } from './useElementWidth';
 import { formatGhz, powerOn } from '../store/power';
 import { drawFrequencyChart, FREQUENCY_CHART, socketColor } from '../render/frequencyChart';
-import { drawLineChart, LINE_CHART, type ChartLine } from '../render/lineChart';
+import { drawLineChart, LINE_CHART, pointNearPixel, type ChartLine } from '../render/lineChart';
+import { formatTraceTime } from '../base/format';
 import { DISTANCE_COLOR } from '../render/motion';
 import { DISTANCE_LABEL, DISTANCES, type Distance } from '../store/motion';
 import type { HistoryPoint } from '../store/history';
-import { unreachable } from '../base/types';
+import { simTimeNs, unreachable } from '../base/types';
 import { bucketLabel, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../render/histogram';
 
 /**
@@ -68,6 +69,7 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
           points={points}
           nowNs={frame.nowNs}
           unit=""
+          digits={2}
           lines={DISTANCES.map((distance) => ({
             key: distance,
             label: DISTANCE_LABEL[distance],
@@ -82,6 +84,7 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
           points={points}
           nowNs={frame.nowNs}
           unit="%"
+          digits={2}
           lines={[{ key: 'lock', label: '&rq->__lock', color: '#805ad5', value: (point) => point.lockWaitPct }]}
           latest={last ? `${last.lockWaitPct.toFixed(2)} % lately` : ''}
         />
@@ -149,13 +152,14 @@ interface HistoryLine extends ChartLine<HistoryPoint> {
   readonly label: string;
 }
 
-/** One chart of the run's history: its title and legend, then the lines. */
+/** One chart of the run's history: its title and legend, the lines, and a readout of their values at a time. */
 function HistoryChart({
   title,
   testId,
   points,
   nowNs,
   unit,
+  digits = 1,
   minTop,
   lines,
   latest,
@@ -165,6 +169,8 @@ function HistoryChart({
   points: readonly HistoryPoint[];
   nowNs: number;
   unit: string;
+  /** Decimals of the values read out. */
+  digits?: number;
   minTop?: number;
   lines: readonly HistoryLine[];
   latest: string;
@@ -172,9 +178,39 @@ function HistoryChart({
   const hostRef = useRef<HTMLDivElement>(null);
   const svgRef = useRef<SVGSVGElement>(null);
   const width = useElementWidth(hostRef, 400);
+  // The point read out, chosen by the pointer or the arrow keys; none: the figures now.
+  const [cursor, setCursor] = useState<number | undefined>(undefined);
+  const shown = cursor === undefined || points.length === 0 ? undefined : Math.min(cursor, points.length - 1);
   useEffect(() => {
-    if (svgRef.current) drawLineChart(svgRef.current, { width, points, lines, nowNs, unit, minTop });
-  }, [width, points, lines, nowNs, unit, minTop]);
+    if (svgRef.current) drawLineChart(svgRef.current, { width, points, lines, nowNs, unit, minTop, cursor: shown });
+  }, [width, points, lines, nowNs, unit, minTop, shown]);
+  const point = shown === undefined ? undefined : points[shown];
+  const readout = point
+    ? `at ${formatTraceTime(simTimeNs(point.timeNs))} s: ${lines.map((entry) => `${entry.label} ${entry.value(point).toFixed(digits)}${unit === '%' ? ' %' : unit}`).join(', ')}`
+    : `now: ${latest}`;
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    setCursor(pointNearPixel(points, width, nowNs, event.clientX - box.left));
+  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (points.length === 0) return;
+    const last = points.length - 1;
+    const from = shown ?? last;
+    const page = Math.max(1, Math.round(points.length / 10));
+    const to: Record<string, number | undefined> = {
+      ArrowLeft: Math.max(0, from - 1),
+      ArrowRight: Math.min(last, from + 1),
+      PageUp: Math.max(0, from - page),
+      PageDown: Math.min(last, from + page),
+      Home: 0,
+      End: last,
+      Escape: undefined,
+    };
+    if (!(event.key in to)) return;
+    // The chart's keys, not the page's shortcuts (ArrowRight steps the run).
+    event.preventDefault();
+    setCursor(to[event.key]);
+  };
   return (
     <figure className="chart" data-testid={testId}>
       <figcaption className="chart-head">
@@ -188,9 +224,22 @@ function HistoryChart({
           ))}
         </ul>
       </figcaption>
-      <div ref={hostRef} className="chart-host">
+      <div
+        ref={hostRef}
+        className="chart-host readable"
+        tabIndex={0}
+        role="group"
+        aria-label={`${title}: point or use the arrow keys to read the values over time`}
+        onPointerMove={onPointer}
+        onPointerLeave={() => setCursor(undefined)}
+        onKeyDown={onKey}
+        onBlur={() => setCursor(undefined)}
+      >
         <svg ref={svgRef} role="img" aria-label={`${title}: ${latest}`} height={LINE_CHART.height} />
       </div>
+      <p className="chart-readout" data-testid={`${testId}-readout`} aria-live="polite">
+        {readout}
+      </p>
     </figure>
   );
 }
