@@ -39,6 +39,25 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   await expect(alert).toContainText('not valid JSON');
   await expect(editor).toHaveValue('{ "title": "t", oops }');
 
+  // Empty text: said to be empty, not "Unexpected end of JSON input"; text cut short: where it ends.
+  await editor.fill('');
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await waitIdle(page);
+  await expect(alert).toContainText('the text is empty');
+  await editor.fill('{\n  "title": "t",\n  "topology":');
+  await expect(page.getByRole('list', { name: 'Problems in the text' })).toContainText('the text ends before its JSON does, at line 3, column 14 (1 bracket left open?)');
+  // The caret's line and column, counted as the problems count them: a click on the problem goes there.
+  await page.getByRole('list', { name: 'Problems in the text' }).getByText('the text ends before').click();
+  await expect(page.getByTestId('editor-caret')).toHaveText('line 3, column 14');
+  await editor.focus();
+  await page.keyboard.press('Control+End');
+  await expect(page.getByTestId('editor-caret')).toHaveText('line 3, column 14');
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('editor-caret')).toHaveText('line 2, column 3');
+
   // A fixed scenario loads.
   await editor.fill(original.replace('"seed": 42', '"seed": 43'));
   await page.getByRole('button', { name: 'Apply scenario' }).click();

@@ -43,6 +43,13 @@ const MIRRORED = [
   'paddingLeft',
 ] as const;
 
+/** The line and column (from 1) of a text offset, as the problems count them. */
+export function caretLineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, column: offset - lineStart + 1 };
+}
+
 function lineHeightOf(style: CSSStyleDeclaration): number {
   const height = parseFloat(style.lineHeight);
   return Number.isFinite(height) ? height : parseFloat(style.fontSize) * 1.25;
@@ -106,6 +113,9 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   /** Where the cursor goes once the store's text is back in the textarea. */
   const pendingCursor = useRef<number | undefined>(undefined);
   const [suggest, setSuggest] = useState<Suggest | undefined>(undefined);
+  // Where the caret is, in the lines the problems name (the textarea wraps long lines).
+  const [caret, setCaret] = useState<{ readonly line: number; readonly column: number } | undefined>(undefined);
+  const noteCaret = (textarea: HTMLTextAreaElement) => setCaret(caretLineColumn(textarea.value, textarea.selectionStart));
   const listId = useId();
   const optionId = (index: number) => `${listId}-option-${index}`;
 
@@ -155,6 +165,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     if (cursor === undefined || !textarea || textarea.value !== text) return;
     pendingCursor.current = undefined;
     textarea.setSelectionRange(cursor, cursor);
+    setCaret(caretLineColumn(textarea.value, cursor));
   }, [text]);
 
   useEffect(() => {
@@ -204,6 +215,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     const offset = problemOffset(textarea.value, problem);
     textarea.focus({ preventScroll: true });
     textarea.setSelectionRange(offset, offset);
+    noteCaret(textarea);
     const caret = caretBox(textarea, offset);
     textarea.scrollTop += caret.top - textarea.clientHeight / 3;
     textarea.scrollIntoView({ block: 'nearest' });
@@ -308,6 +320,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           onChange={onChange}
           onKeyDown={onKeyDown}
           onClick={() => setSuggest(undefined)}
+          onSelect={(event) => noteCaret(event.currentTarget)}
           onBlur={() => setSuggest(undefined)}
           rows={16}
         />
@@ -339,6 +352,11 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           </div>
         )}
       </div>
+      {caret && (
+        <p className="editor-caret" data-testid="editor-caret" aria-hidden="true">
+          line {caret.line}, column {caret.column}
+        </p>
+      )}
       {started && (
         <div className={`editor-check${text === checkedText && !checking ? '' : ' checking'}`}>
           <p role="status" aria-label="Text check" className={check.length === 0 ? 'check-ok' : 'check-bad'}>
