@@ -5,6 +5,7 @@
 // the playhead. Prints each switch's wall time and their median, min and max.
 // Headless Chromium (Debian's), the built app (web/dist).
 // Usage: node scripts/rerun-bench.mjs [--rounds N]
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { launchChromium, serveApp } from './browser.mjs';
 
@@ -12,13 +13,8 @@ const { values: options } = parseArgs({ options: { rounds: { type: 'string', def
 const rounds = Number(options.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`rerun-bench: --rounds takes a whole number of at least 1, not "${options.rounds}"`);
 
-const SCENARIO = JSON.stringify({
-  title: 'cgroup tree d2 w3 on the teaching machine',
-  seed: 7,
-  duration_ms: 100,
-  topology: { preset: 'teaching-small' },
-  workloads: [{ kind: 'cgroup_tree', depth: 2, width: 3, quota_pct: 50, period_us: 10000, leaf: { message_threads: 1, worker_threads: 2, cputime_us: 1000, sleeptime_us: 500 } }],
-});
+// The Playwright lab test's scenario.
+const SCENARIO = readFileSync(new URL('../e2e/fixtures/cgroup-tree-small.json', import.meta.url), 'utf8');
 
 const PORT = 4393;
 const server = await serveApp(PORT);

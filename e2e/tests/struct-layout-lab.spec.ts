@@ -1,27 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { openApp, waitIdle } from './helpers';
 
-/** A small cgroup tree on the teaching machine: 3 groups of 3 leaves, each leaf a schbench under a quota. */
-const SCENARIO = JSON.stringify(
-  {
-    title: 'cgroup tree d2 w3 on the teaching machine',
-    seed: 7,
-    duration_ms: 100,
-    topology: { preset: 'teaching-small' },
-    workloads: [
-      {
-        kind: 'cgroup_tree',
-        depth: 2,
-        width: 3,
-        quota_pct: 50,
-        period_us: 10000,
-        leaf: { message_threads: 1, worker_threads: 2, cputime_us: 1000, sleeptime_us: 500 },
-      },
-    ],
-  },
-  null,
-  2,
-);
+/** A small cgroup tree on the teaching machine: 3 groups of 3 leaves, each leaf a schbench under a quota (also `scripts/rerun-bench.mjs`'s). */
+const SCENARIO = readFileSync(new URL('../fixtures/cgroup-tree-small.json', import.meta.url), 'utf8');
 
 /** A number as the tables write it (`12,345`). */
 async function count(cell: Locator): Promise<number> {
