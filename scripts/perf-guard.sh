@@ -36,12 +36,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v valgrind >/dev/null || { echo "perf-guard: valgrind is missing (scripts/setup.sh installs it)" >&2; exit 1; }
-cargo build --profile "$profile" -q -p sched-cli
-bin=target/$profile/schedlab
+# The counting program: `schedlab bench --repeat 1` without the CLI's argument parser
+# and native schema validation, so this build compiles the model and little else.
+cargo build --profile "$profile" -q -p sched-scenario --no-default-features --example count_events
+bin=target/$profile/examples/count_events
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# name, then the `schedlab bench` arguments.
+# name, then the scenario and its `--set` overrides (as `schedlab bench` takes them).
 cases=(
   "hackbench-32|hackbench-7950x --set workloads.0.loops=20"
   "hackbench-512|hackbench-7950x --set workloads.0.loops=20 --set topology.preset=zen4-2s128c --set workloads.0.groups=16"
@@ -69,7 +71,7 @@ count_case() {
   local name=${1%%|*}
   # shellcheck disable=SC2086 # the arguments are words
   valgrind --tool=callgrind --callgrind-out-file="$tmp/$name.out" --toggle-collect='*Simulator::step*' \
-    "$bin" bench ${1#*|} --repeat 1 --json > "$tmp/$name.json" 2> "$tmp/$name.err"
+    "$bin" ${1#*|} > "$tmp/$name.json" 2> "$tmp/$name.err"
 }
 for entry in "${cases[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
