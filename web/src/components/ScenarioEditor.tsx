@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { ScenarioProblem } from '../engine/protocol';
 import { formatProblem, scenarioSchema, scenarioTextProblems } from '../engine/validate';
-import { describeAt, insertField, keyContextAt, problemOffset, suggestionsAt, type FieldSuggestion } from '../store/completion';
+import { describeAt, insertField, keyContextAt, lineColumnOf, problemOffset, suggestionsAt, type FieldSuggestion } from '../store/completion';
 import { useAppState } from './useStore';
 import { ProblemList } from './ProblemList';
 
@@ -42,13 +42,6 @@ const MIRRORED = [
   'paddingBottom',
   'paddingLeft',
 ] as const;
-
-/** The line and column (from 1) of a text offset, as the problems count them. */
-export function caretLineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, column: offset - lineStart + 1 };
-}
 
 function lineHeightOf(style: CSSStyleDeclaration): number {
   const height = parseFloat(style.lineHeight);
@@ -115,7 +108,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   const [suggest, setSuggest] = useState<Suggest | undefined>(undefined);
   // Where the caret is, in the lines the problems name (the textarea wraps long lines).
   const [caret, setCaret] = useState<{ readonly line: number; readonly column: number } | undefined>(undefined);
-  const noteCaret = (textarea: HTMLTextAreaElement) => setCaret(caretLineColumn(textarea.value, textarea.selectionStart));
+  const noteCaret = (textarea: HTMLTextAreaElement) => setCaret(lineColumnOf(textarea.value, textarea.selectionStart));
   const listId = useId();
   const optionId = (index: number) => `${listId}-option-${index}`;
 
@@ -165,7 +158,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
     if (cursor === undefined || !textarea || textarea.value !== text) return;
     pendingCursor.current = undefined;
     textarea.setSelectionRange(cursor, cursor);
-    setCaret(caretLineColumn(textarea.value, cursor));
+    setCaret(lineColumnOf(textarea.value, cursor));
   }, [text]);
 
   useEffect(() => {
