@@ -54,8 +54,14 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   await expect(eventLog).toContainText('comm=Web Content pid=4100');
 
   // Re-simulate: the log's workload becomes the running scenario, in every view.
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
   await replay.getByRole('button', { name: 'Re-simulate' }).click();
   await waitIdle(page);
+  // Said first, so that a re-simulation that did not load fails with its reason.
+  await expect(replay.getByRole('alert')).toHaveCount(0);
+  await expect(page.getByRole('list', { name: 'Problems in the text' })).toHaveCount(0);
+  expect(pageErrors).toEqual([]);
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('custom');
   await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveValue(/"title": "what if: pasted log"/);
   await replay.getByRole('button', { name: 'Log against the simulation' }).click();
