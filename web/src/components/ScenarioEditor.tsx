@@ -3,7 +3,8 @@ import type { AppStore } from '../store/app';
 import type { Controller } from '../store/controller';
 import type { ScenarioProblem } from '../engine/protocol';
 import { formatProblem, scenarioSchema, scenarioTextProblems } from '../engine/validate';
-import { describeAt, insertField, keyContextAt, lineColumnOf, problemOffset, suggestionsAt, type FieldSuggestion } from '../store/completion';
+import { lineColumnOf } from '../base/text';
+import { describeAt, insertField, keyContextAt, problemOffset, suggestionsAt, type FieldSuggestion } from '../store/completion';
 import { useAppState } from './useStore';
 import { ProblemList } from './ProblemList';
 

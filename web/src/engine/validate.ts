@@ -8,6 +8,7 @@ import validateScenario from 'virtual:scenario-validator';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
 import { fieldSuggestions } from '../store/completion';
+import { lineColumnOf } from '../base/text';
 
 /** The committed scenario schema: the Policy panel builds its controls from it. */
 export const scenarioSchema: unknown = schema;
@@ -293,11 +294,8 @@ function syntaxMessage(text: string, message: string): string {
   if (!match) return endMessage(text) ?? message;
   const position = Math.min(Number(match[1]), text.length);
   const bare = message.replace(/\s*(in JSON )?at position \d+(\s*\(line \d+ column \d+\))?/, '');
-  const before = text.slice(0, position);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const line = before.split('\n').length;
-  const column = position - lineStart + 1;
-  const missingComma = /^Expected ','/.test(bare) && line > 1 && text.slice(lineStart, position).trim() === '';
+  const { line, column } = lineColumnOf(text, position);
+  const missingComma = /^Expected ','/.test(bare) && line > 1 && text.slice(position - column + 1, position).trim() === '';
   return `${bare}, at line ${line}, column ${column}${missingComma ? ' (a comma missing at the end of the line before?)' : ''}`;
 }
 
@@ -308,11 +306,10 @@ function syntaxMessage(text: string, message: string): string {
 function endMessage(text: string): string | undefined {
   const content = text.trimEnd();
   if (content === '') return 'the text is empty; a scenario is a JSON object, such as one of the shipped scenarios';
-  const lines = content.split('\n');
-  const last = lines[lines.length - 1] ?? '';
+  const { line, column } = lineColumnOf(content, content.length);
   const open = openBrackets(content);
   const hint = open > 0 ? ` (${open} bracket${open === 1 ? '' : 's'} left open?)` : '';
-  return `the text ends before its JSON does, at line ${lines.length}, column ${last.length + 1}${hint}`;
+  return `the text ends before its JSON does, at line ${line}, column ${column}${hint}`;
 }
 
 /** Brackets and braces opened and not closed, outside strings. */

@@ -6,13 +6,13 @@ import {
   fieldSuggestions,
   insertField,
   keyContextAt,
-  lineColumnOf,
   matchingPrefix,
   offsetOfLineColumn,
   problemOffset,
   suggestionsAt,
   syntaxErrorOffset,
 } from './completion';
+import { lineColumnOf } from '../base/text';
 
 const TEACHING = readFileSync('../scenarios/teaching-small.json', 'utf8');
 

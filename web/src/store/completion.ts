@@ -5,6 +5,7 @@
  * inserting one; and where in the text a problem's path (or a syntax error) is.
  */
 import type { ScenarioProblem } from '../engine/protocol';
+import { lineColumnOf } from '../base/text';
 
 /** A step of a JSON path: a field name, or an array index. */
 export type PathSegment = string | number;
@@ -562,12 +563,6 @@ export function offsetOfLineColumn(text: string, line: number, column: number): 
   const lineEnd = text.indexOf('\n', offset);
   const end = lineEnd < 0 ? text.length : lineEnd;
   return Math.min(offset + Math.max(column - 1, 0), end);
-}
-
-/** The 1-based line and column of an offset. */
-export function lineColumnOf(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
 class SyntaxAt {
