@@ -82,3 +82,44 @@ test('a chart reads out its values at a time, under the pointer or by the arrow 
   await page.keyboard.press('Escape');
   await expect(readout).toHaveText(/^now: /);
 });
+
+test('the latency histogram reads out the bucket under the pointer or chosen by the keys', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: '1/10×' });
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  await expect.poll(async () => Number((await page.getByTestId('latency-samples').textContent())?.replace(/,/g, '')), { timeout: 20_000 }).toBeGreaterThan(100);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitIdle(page);
+  const histogram = page.getByRole('region', { name: 'Charts' }).getByTestId('latency-histogram');
+  const readout = histogram.getByTestId('latency-histogram-readout');
+  // Unpointed: the whole, counted as the latency table counts it.
+  const samples = Number((await page.getByTestId('latency-samples').textContent())?.replace(/,/g, ''));
+  await expect(readout).toHaveText(new RegExp(`^${samples.toLocaleString('en-US')} wakeups; most up to \\d+ (us|ms) \\([\\d.]+ %\\); 99 % up to \\d+ (us|ms)$`));
+
+  // The pointer on the fullest bar reads out that bar's count and marks it.
+  const bars = histogram.locator('rect.hist-bar');
+  const counts = await bars.evaluateAll((all) => all.map((bar) => Number(bar.getAttribute('data-count'))));
+  const fullest = counts.indexOf(Math.max(...counts));
+  await histogram.scrollIntoViewIfNeeded();
+  const bar = await bars.nth(fullest).boundingBox();
+  if (!bar) throw new Error('bar not drawn');
+  await page.mouse.move(bar.x + bar.width / 2, bar.y + bar.height - 2);
+  await expect(readout).toHaveText(new RegExp(`^up to \\d+ (us|ms)( \\(from \\d+ (us|ms)\\))?: ${counts[fullest]!.toLocaleString('en-US')} wakeups, [\\d.]+ %; [\\d.]+ % of wakeups up to`));
+  await expect(histogram.locator('rect.hist-bar.selected')).toHaveCount(1);
+  await expect(bars.nth(fullest)).toHaveClass(/selected/);
+  await expect(histogram.locator('rect.hist-band')).toHaveCount(1);
+  await page.mouse.move(0, 0);
+  await expect(histogram.locator('rect.hist-bar.selected')).toHaveCount(0);
+  await expect(histogram.locator('rect.hist-band')).toHaveCount(0);
+
+  // The keys: Home reads the first bucket (up to 1 us), End the last, where the share reaches 100 %; the run does not step.
+  const events = await page.evaluate(() => window.__schedlab?.events);
+  await histogram.getByRole('group').focus();
+  await page.keyboard.press('Home');
+  await expect(readout).toHaveText(/^up to 1 us: /);
+  await page.keyboard.press('End');
+  await expect(readout).toHaveText(/; 100\.0 % of wakeups up to \d+ (us|ms)$/);
+  expect(await page.evaluate(() => window.__schedlab?.events)).toBe(events);
+  await page.keyboard.press('Escape');
+  await expect(readout).toHaveText(/ wakeups; most up to /);
+});

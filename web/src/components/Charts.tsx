@@ -12,7 +12,8 @@ import { DISTANCE_COLOR } from '../render/motion';
 import { DISTANCE_LABEL, DISTANCES, type Distance } from '../store/motion';
 import type { HistoryPoint } from '../store/history';
 import { simTimeNs, unreachable } from '../base/types';
-import { bucketLabel, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../render/histogram';
+import { bucketLabel, bucketNearPixel, bucketReadout, bucketsOf, drawHistogram, HISTOGRAM_CHART } from '../render/histogram';
+import { cursorAfterKey } from '../render/chartCursor';
 
 /**
  * The Charts region: the run's figures over simulated time, from the start to the
@@ -94,15 +95,20 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
   );
 }
 
-/** How long wakeups waited, so far: a bar a power-of-two bucket, and the cumulative share. */
+/**
+ * How long wakeups waited, so far: a bar a power-of-two bucket, and the cumulative
+ * share. The pointer or the arrow keys pick a bucket to read out under the chart.
+ */
 function LatencyHistogram({ flat }: { flat: Float64Array }) {
   const hostRef = useRef<HTMLDivElement>(null);
   const svgRef = useRef<SVGSVGElement>(null);
   const width = useElementWidth(hostRef, 400);
   const buckets = bucketsOf(flat);
+  const [cursor, setCursor] = useState<number | undefined>(undefined);
+  const shown = cursor === undefined || buckets.length === 0 ? undefined : Math.min(cursor, buckets.length - 1);
   useEffect(() => {
-    if (svgRef.current) drawHistogram(svgRef.current, bucketsOf(flat), width);
-  }, [flat, width]);
+    if (svgRef.current) drawHistogram(svgRef.current, bucketsOf(flat), width, shown);
+  }, [flat, width, shown]);
   const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
   const description =
     total === 0
@@ -111,6 +117,16 @@ function LatencyHistogram({ flat }: { flat: Float64Array }) {
           .filter((bucket) => bucket.count > 0)
           .map((bucket) => `${bucket.count} up to ${bucketLabel(bucket.upperUs)}`)
           .join(', ');
+  const onPointer = (event: PointerEvent<HTMLDivElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    setCursor(bucketNearPixel(buckets.length, width, event.clientX - box.left));
+  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const moved = cursorAfterKey(event.key, shown, buckets.length);
+    if (!moved) return;
+    event.preventDefault();
+    setCursor(moved.to);
+  };
   return (
     <figure className="chart" data-testid="latency-histogram">
       <figcaption className="chart-head">
@@ -126,9 +142,22 @@ function LatencyHistogram({ flat }: { flat: Float64Array }) {
           </li>
         </ul>
       </figcaption>
-      <div ref={hostRef} className="chart-host">
+      <div
+        ref={hostRef}
+        className="chart-host readable"
+        tabIndex={0}
+        role="group"
+        aria-label="Wakeup latency histogram: point or use the arrow keys to read a bucket"
+        onPointerMove={onPointer}
+        onPointerLeave={() => setCursor(undefined)}
+        onKeyDown={onKey}
+        onBlur={() => setCursor(undefined)}
+      >
         <svg ref={svgRef} role="img" aria-label={`Wakeup latency histogram: ${description}`} height={HISTOGRAM_CHART.height} />
       </div>
+      <p className="chart-readout" data-testid="latency-histogram-readout" aria-live="polite">
+        {bucketReadout(buckets, shown)}
+      </p>
     </figure>
   );
 }
@@ -193,23 +222,11 @@ function HistoryChart({
     setCursor(pointNearPixel(points, width, nowNs, event.clientX - box.left));
   };
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (points.length === 0) return;
-    const last = points.length - 1;
-    const from = shown ?? last;
-    const page = Math.max(1, Math.round(points.length / 10));
-    const to: Record<string, number | undefined> = {
-      ArrowLeft: Math.max(0, from - 1),
-      ArrowRight: Math.min(last, from + 1),
-      PageUp: Math.max(0, from - page),
-      PageDown: Math.min(last, from + page),
-      Home: 0,
-      End: last,
-      Escape: undefined,
-    };
-    if (!(event.key in to)) return;
+    const moved = cursorAfterKey(event.key, shown, points.length);
+    if (!moved) return;
     // The chart's keys, not the page's shortcuts (ArrowRight steps the run).
     event.preventDefault();
-    setCursor(to[event.key]);
+    setCursor(moved.to);
   };
   return (
     <figure className="chart" data-testid={testId}>
