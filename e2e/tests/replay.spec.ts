@@ -64,6 +64,9 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   expect(pageErrors).toEqual([]);
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('custom');
   await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveValue(/"title": "what if: pasted log"/);
+  // Said where the button is; and the editor's text before it, the last scenario's, was no edit to set aside.
+  await expect(replay.getByTestId('replay-resimulated')).toContainText('the running scenario');
+  await expect(page.getByText(/was set aside/)).toHaveCount(0);
   await replay.getByRole('button', { name: 'Log against the simulation' }).click();
   await waitIdle(page);
   const table = replay.getByRole('table', { name: 'The log against the simulation' });

@@ -342,6 +342,12 @@ function ReplayReportView({
           >
             Log against the simulation
           </button>
+          {running && (
+            <p role="status" className="replay-playing" data-testid="replay-resimulated">
+              Re-simulated: the log&apos;s workload is the running scenario, “Edited scenario” in the toolbar. The machine, the timeline and the
+              charts show it from time 0; Play runs it.
+            </p>
+          )}
           <p className="muted">
             Re-simulate makes it the running scenario (its text in the Scenario JSON editor): change its policy in the Policy panel, Compare two
             policies, or Sweep. “Log against the simulation” runs it to its end and sets the two side by side.

@@ -73,6 +73,11 @@ export interface AppState {
    * bundled file, or editor text that loaded. Empty until a scenario has loaded.
    */
   readonly fileText: string;
+  /**
+   * The text the last scenario loaded from, kept while a replayed log plays (when
+   * `fileText` is empty): the editor still holding it holds no edit.
+   */
+  readonly appliedText: string;
   /** The Policy panel's settings on top of `fileText`, as the current run uses them. */
   readonly policyOverrides: PolicyOverrides;
   /**
@@ -174,6 +179,7 @@ export const initialState: AppState = {
   selection: undefined,
   inspection: NO_INSPECTION,
   fileText: '',
+  appliedText: '',
   policyOverrides: NO_OVERRIDES,
   policyProblems: [],
   shardLockContention: 0,

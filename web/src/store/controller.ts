@@ -184,8 +184,8 @@ export interface Controller {
 }
 
 /** Whether the editor holds text that differs from the applied file (and is not empty). */
-function unapplied(state: { readonly scenarioText: string; readonly fileText: string }): boolean {
-  return state.scenarioText.trim() !== '' && state.scenarioText !== state.fileText;
+function unapplied(state: Pick<AppState, 'scenarioText' | 'fileText' | 'appliedText'>): boolean {
+  return state.scenarioText.trim() !== '' && state.scenarioText !== state.fileText && state.scenarioText !== state.appliedText;
 }
 
 /** How the set-aside note names the scenario an edit was of. */
@@ -544,7 +544,7 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
           return false;
         }
         startRun(result);
-        store.set({ fileText: text, policyOverrides: overrides, policyProblems: [] });
+        store.set({ fileText: text, appliedText: text, policyOverrides: overrides, policyProblems: [] });
         lastScenario = { id, text, overrides };
         return true;
       });

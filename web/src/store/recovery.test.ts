@@ -228,4 +228,23 @@ describe('an unapplied edit', () => {
     await controller.load('custom', '{"seed": 3}');
     expect(store.get().setAsideEdit).toBeUndefined();
   });
+
+  it("is not the last scenario's text kept in the editor while a replayed log plays", async () => {
+    const { client } = engineWith(async () => testFrame({ events: 1, nowNs: 1 as SimTimeNs }));
+    const openLog = vi.fn(async () => ({ ok: true, loaded: { ...loaded, log: { name: 'pasted log' } }, frame: testFrame({ events: 0, nowNs: 0 as SimTimeNs }), replay: {}, reading: {} }));
+    const store = createAppStore();
+    const controller = createController(store, { ...client, openLog } as unknown as EngineClient);
+    await controller.load('teaching-small', '{"seed": 1}');
+    await controller.openLog(new Blob(['log']), 'generic', 'pasted log');
+    expect(store.get().scenarioId).toBe('log');
+    expect(store.get().scenarioText).toBe('{"seed": 1}');
+    // Re-simulate (or any scenario) loads: the editor held no edit, so nothing is set aside.
+    await controller.load('custom', '{"seed": 4}');
+    expect(store.get().setAsideEdit).toBeUndefined();
+    // An edit made while the log plays still is.
+    await controller.openLog(new Blob(['log']), 'generic', 'pasted log');
+    controller.editText('{"seed": 4, "mine": true}');
+    await controller.load('cgroup-weights', '{"seed": 2}');
+    expect(store.get().setAsideEdit).toEqual({ from: "the log's scenario", text: '{"seed": 4, "mine": true}' });
+  });
 });
