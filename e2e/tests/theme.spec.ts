@@ -82,3 +82,21 @@ test('the dark theme draws SHARED_RUNQ\'s shard lanes dark under their light lab
   expect(order.indexOf('layer-motions')).toBeGreaterThan(order.indexOf('layer-cpus'));
   expect(order.indexOf('layer-motions')).toBeLessThan(order.indexOf('layer-cpu-text'));
 });
+
+test("Compare's run B is drawn in the theme of the page, before and after a switch", async ({ page }) => {
+  await openApp(page);
+  await page.keyboard.press('t');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByRole('button', { name: 'Compare' }).click();
+  await waitIdle(page);
+  const gutterOf = (testId: string) =>
+    page.getByTestId(testId).evaluate((canvas) => {
+      const data = (canvas as HTMLCanvasElement).getContext('2d')?.getImageData(2, 2, 1, 1).data;
+      return data ? `rgb(${data[0]}, ${data[1]}, ${data[2]})` : '';
+    });
+  await expect.poll(async () => luminance(await gutterOf('timeline-canvas-b'))).toBeLessThan(0.2);
+  expect(luminance(await gutterOf('timeline-canvas'))).toBeLessThan(0.2);
+  await page.keyboard.press('t');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect.poll(async () => luminance(await gutterOf('timeline-canvas-b'))).toBeGreaterThan(0.8);
+});

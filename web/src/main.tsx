@@ -50,6 +50,14 @@ const actions = createActions(controller, store);
 // Compare mode's run B: its own store, controller and engine worker, made on first use.
 const compare = createCompareSession(store, controller, () => {
   const storeB = createAppStore();
+  // B is drawn as A is: the same theme and presenter mode, now and on every change.
+  const followDisplay = () => {
+    const { theme, presenter } = store.get();
+    const b = storeB.get();
+    if (b.theme !== theme || b.presenter !== presenter) storeB.set({ theme, presenter });
+  };
+  followDisplay();
+  store.subscribe(followDisplay);
   const engineB = new EngineWorker();
   return { store: storeB, controller: createController(storeB, engineB.client, engineB) };
 });
