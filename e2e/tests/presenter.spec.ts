@@ -15,6 +15,10 @@ test('presenter mode: large type, fewer panels, the machine, charts, timeline an
   await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveCount(0);
   for (const region of ['Timeline', 'Charts', 'Inspector', 'Policy']) await expect(page.getByRole('region', { name: region })).toBeVisible();
   await expect(page.locator('svg[data-testid="machine"]')).toBeVisible();
+  // No event log here: the Inspector's hint names the key instead of the log.
+  const hint = page.getByRole('region', { name: 'Inspector' }).locator('.inspector-hint');
+  await expect(hint).toContainText('Press n (Next decision)');
+  await expect(hint).not.toContainText('event log');
   // The machine comes first: the scenario's description is folded under a summary,
   // one click away, and the labels beside the controls are large too.
   const description = page.getByTestId('scenario-description');
@@ -33,5 +37,6 @@ test('presenter mode: large type, fewer panels, the machine, charts, timeline an
   await waitIdle(page);
   await page.keyboard.press('p');
   await expect(button).toHaveAttribute('aria-pressed', 'false');
+  await expect(hint).toContainText('line in the event log');
   await expect(page.getByRole('region', { name: 'Sweep' })).toBeVisible();
 });

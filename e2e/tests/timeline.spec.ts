@@ -32,6 +32,9 @@ test('the timeline draws each CPU\'s runs as the simulation plays, and clicking 
   const record = (await inspector.locator('.inspector-record').textContent()) ?? '';
   const selectedPid = /pid (\d+)/.exec(record)?.[1];
   expect(selectedPid).toBeDefined();
+  // The switch says why it happened, and where its task's placements are explained.
+  await expect(inspector.getByRole('note')).toContainText(/^.*Why: .+\. A sched_switch event/);
+  await expect(inspector.getByRole('note')).toContainText(`select a sched_wakeup of pid ${selectedPid}`);
   // The machine drawing names the selected task's pid and outlines its allowed CPUs.
   await expect(page.getByTestId('selected-task')).toContainText(`pid ${selectedPid}`);
   await expect(page.locator('svg[data-testid="machine"] g.cpu.allowed').first()).toBeVisible();

@@ -25,6 +25,7 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
   const inspection = useAppState(store, (s) => s.inspection);
   const log = useAppState(store, (s) => s.loaded?.log?.name);
   const tasks = useAppState(store, (s) => s.loaded?.tasks);
+  const presenter = useAppState(store, (s) => s.presenter);
   const nowNs = useAppState(store, (s) => s.frame?.nowNs);
   const loading = inspection.status === 'loading';
   const isJitter = (pid: number | undefined) => pid !== undefined && (tasks ?? []).some((task) => task.pid === pid && task.jitter);
@@ -47,8 +48,18 @@ export function Inspector({ store, controller }: { store: AppStore; controller: 
       )}
       {!selection && cpuSelection === undefined && log === undefined && (
         <p className="inspector-hint">
-          Select a <code>sched_wakeup</code> or <code>sched_wakeup_new</code> line in the event log to see which CPUs the scheduler looked at, with the numbers it
-          compared, and why the chosen CPU won. Click a CPU on the machine for its runqueue, its recent switches and its load.
+          {presenter ? (
+            // Presenter mode shows no event log: the hint names what is on the screen.
+            <>
+              Press <kbd>n</kbd> (Next decision) to stop at the next placement and see which CPUs the scheduler looked at, with the numbers it compared,
+              and why the chosen CPU won. Click a CPU on the machine, or a run on the timeline, for more.
+            </>
+          ) : (
+            <>
+              Select a <code>sched_wakeup</code> or <code>sched_wakeup_new</code> line in the event log to see which CPUs the scheduler looked at, with the
+              numbers it compared, and why the chosen CPU won. Click a CPU on the machine for its runqueue, its recent switches and its load.
+            </>
+          )}
         </p>
       )}
       {selection && inspection.status === 'loading' && (

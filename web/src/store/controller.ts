@@ -780,7 +780,7 @@ export function createController(store: AppStore, firstEngine: EngineClient, lif
       const selection = selectionOf(line);
       store.set({ cpuSelection: undefined });
       if (!mayExplain(line.event)) {
-        store.set({ selection, inspection: { status: 'message', message: notExplainable(line.event) } });
+        store.set({ selection, inspection: { status: 'message', message: notExplainable(line.event, line.reason, selection.pid) } });
         return;
       }
       store.set({ selection, inspection: { status: 'loading' } });

@@ -67,6 +67,14 @@ describe('what can be explained', () => {
     expect(notExplainable('sched_switch')).toContain('sched_switch event is not a placement decision');
   });
 
+  it("says a switch's own reason first, then where a placement is explained for its task", () => {
+    const message = notExplainable('sched_switch', 'woken pid 1014 preempted: its vruntime is behind by more than the wakeup granularity', 1010);
+    expect(message.startsWith('why: woken pid 1014 preempted: its vruntime is behind by more than the wakeup granularity. A sched_switch event')).toBe(true);
+    expect(message).toContain('select a sched_wakeup of pid 1010 in its recent events below, or press n');
+    // The idle task has no wakeups of its own.
+    expect(notExplainable('sched_switch', '', 0)).toContain('select a sched_wakeup or sched_wakeup_new line');
+  });
+
   it('selects the record and its task', () => {
     expect(selectionOf(wakeup)).toEqual({ index: 48, event: 'sched_wakeup', timeNs: 1000, pid: 1011 });
   });

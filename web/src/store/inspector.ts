@@ -30,9 +30,18 @@ export function mayExplain(event: string): boolean {
   return EXPLAINABLE.has(event);
 }
 
-/** What the inspector says about a record that is never a placement decision. */
-export function notExplainable(event: string): string {
-  return `A ${event} event is not a placement decision. Only wakeups and forks can be explained: sched_wakeup, sched_wakeup_new, and the sched_waking and sched_migrate_task lines of a wakeup.`;
+/**
+ * What the inspector says about a record that is never a placement decision: the
+ * record's own reason first when it has one (a switch says why it switched), then
+ * where the step-by-step explanations are.
+ */
+export function notExplainable(event: string, reason = '', pid?: number): string {
+  const where =
+    pid !== undefined && pid !== 0
+      ? ` To see a placement step by step, select a sched_wakeup of pid ${pid} in its recent events below, or press n for the next decision.`
+      : ' To see a placement step by step, select a sched_wakeup or sched_wakeup_new line, or press n for the next decision.';
+  const why = reason === '' ? '' : `why: ${reason}. `;
+  return `${why}A ${event} event is not a placement decision. Only wakeups and forks can be explained: sched_wakeup, sched_wakeup_new, and the sched_waking and sched_migrate_task lines of a wakeup.${where}`;
 }
 
 /** The fields after a task's `comm=`, matched from the end so a comm cannot fake them. */
