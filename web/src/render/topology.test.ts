@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cpuMark, DEPTH_FULL, depthWidth } from './topology';
+import { cpuMark, DEPTH_FULL, depthWidth, laneWithBadge } from './topology';
+import { chipX, LANE, type LaneFit } from './lanes';
+import type { Pid } from '../base/types';
 import { fittedTypePx, PID_MIN_PX } from './cellState';
 
 describe('CPU marks for the selected task', () => {
@@ -40,5 +42,30 @@ describe('a pid in its cell', () => {
     // The smallest type that fits, not one below it.
     expect(fittedTypePx(4, 10, 4 + 4 * 0.6 * PID_MIN_PX)).toBe(PID_MIN_PX);
     expect(fittedTypePx(4, 10, 3 + 4 * 0.6 * PID_MIN_PX)).toBe(0);
+  });
+});
+
+describe("a shard lane's badge of the CPUs that spun on its lock", () => {
+  const pids = Array.from({ length: 12 }, (_, index) => (1000 + index) as Pid);
+  /** Where the chips, and the "+N more" note after them, end. */
+  const chipsEnd = (fit: LaneFit) => chipX(0, fit.visible.length) + (fit.more > 0 ? LANE.more : 0);
+
+  it('keeps room of its own: the chips and "+N more" stop before it', () => {
+    const width = 400;
+    const { badge, fit } = laneWithBadge(pids, width, [20, 2, 18, 6]);
+    expect(badge).toBe('spun: CPUs 20, 2, 18, 6');
+    expect(fit.visible.length + fit.more).toBe(12);
+    expect(fit.more).toBeGreaterThan(0);
+    expect(chipsEnd(fit)).toBeLessThanOrEqual(width - badge.length * 7.2 - 2 * LANE.pad);
+    // Without waiters the whole lane holds chips.
+    expect(laneWithBadge(pids, width, []).fit.visible.length).toBeGreaterThan(fit.visible.length);
+  });
+
+  it('only counts the CPUs on a lane too short for their names, and drops out on the shortest', () => {
+    const short = LANE.pad + LANE.label + LANE.chipWidth + LANE.chipGap + LANE.more + 60;
+    const counted = laneWithBadge(pids, short, [20, 2, 18, 6, 7]);
+    expect(counted.badge).toBe('spun: 5');
+    expect(counted.fit.visible.length).toBeGreaterThanOrEqual(1);
+    expect(laneWithBadge(pids, short - 30, [20, 2]).badge).toBe('');
   });
 });

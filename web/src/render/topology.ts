@@ -16,7 +16,7 @@ import type { CpuCell, LaneBox, LabelledBox, MachineLayout } from './layout';
 import { JITTER_DASH, JITTER_STROKE, textOn, type TaskColors } from './colors';
 import { coreIdleText, drawCoreIdle, drawSocketPower, ensureDeepPattern, idleCellBase, idleCellFill, SOCKET_POWER_HEADER, type PowerView } from './power';
 import { idleLabel } from '../store/power';
-import { chipX, fitLane, LANE } from './lanes';
+import { chipX, fitLane, LANE, type LaneFit } from './lanes';
 import type { Pid } from '../base/types';
 import type { MotionView } from '../store/motion';
 import { hidpiContext } from './hidpi';
@@ -354,6 +354,25 @@ export function spunBadge(cpus: readonly number[] | undefined): string {
   return `spun: CPU${cpus.length === 1 ? '' : 's'} ${named}${more}`;
 }
 
+/** The badge's width on the lane, its patch included. */
+function badgeWidth(badge: string): number {
+  return badge === '' ? 0 : badge.length * SPIN_CHAR_PX + 2 * LANE.pad;
+}
+
+/**
+ * A lane's badge and the chips beside it: the badge keeps its own room at the lane's
+ * right end, so it never covers a queued task; where the full badge would leave no
+ * room for a chip and "+N more", it only counts the CPUs (`spun: 5`), and where even
+ * that would not, there is none (the glow and the tooltip still say it).
+ */
+export function laneWithBadge(pids: readonly Pid[], width: number, spinners: readonly number[] | undefined): { readonly badge: string; readonly fit: LaneFit } {
+  const least = LANE.pad + LANE.label + LANE.chipWidth + LANE.chipGap + LANE.more;
+  const full = spunBadge(spinners);
+  const counted = spinners && spinners.length > 0 ? `spun: ${spinners.length}` : '';
+  const badge = [full, counted].find((candidate) => width - badgeWidth(candidate) >= least) ?? '';
+  return { badge, fit: fitLane(pids, width - badgeWidth(badge)) };
+}
+
 /**
  * On cells large enough, the queued tasks themselves: a chip in each task's colour
  * along the cell's top, the next to run (the leftmost vruntime) first, and `+N`
@@ -417,7 +436,8 @@ function drawLanes(
     const lane = shards?.lanes[box.shard];
     const pids = lane?.pids ?? [];
     const contention = shards?.contentions[box.shard] ?? 0;
-    return { box, pids, contention, glow: glowOf(contention), cpus: lane?.cpus ?? '', fit: fitLane(pids, box.width) };
+    const { badge, fit } = laneWithBadge(pids, box.width, shards?.spinners?.[box.shard]);
+    return { box, pids, contention, glow: glowOf(contention), cpus: lane?.cpus ?? '', fit, badge };
   });
   type Lane = (typeof lanes)[number];
   layer
@@ -440,7 +460,7 @@ function drawLanes(
     .attr('data-glow', (lane) => lane.glow.toFixed(2))
     .each(function (lane) {
       const group = select(this);
-      const { box, fit, glow } = lane;
+      const { box, fit, glow, badge } = lane;
       group
         .select('rect.lane-box')
         .attr('x', box.x)
@@ -495,15 +515,14 @@ function drawLanes(
         .attr('x', chipX(box.x, fit.visible.length) + 2)
         .attr('y', box.y + box.height / 2)
         .text(fit.more > 0 ? `+${fit.more} more` : '');
-      // Who waited on this shard's lock since the last frame: at the lane's right end, on
-      // a patch of the lane's own fill that covers the chips under it when the lane is full.
-      const badge = spunBadge(shards?.spinners?.[box.shard]);
-      const badgeWidth = badge === '' ? 0 : badge.length * SPIN_CHAR_PX + 2 * LANE.pad;
+      // Who waited on this shard's lock since the last frame: at the lane's right end, in
+      // room of its own (the chips stop before it), on a patch of the lane's fill.
+      const spinWidth = badgeWidth(badge);
       group
         .select('rect.lane-spin-bg')
-        .attr('x', box.x + box.width - badgeWidth - 1)
+        .attr('x', box.x + box.width - spinWidth - 1)
         .attr('y', box.y + 2)
-        .attr('width', badgeWidth)
+        .attr('width', spinWidth)
         .attr('height', Math.max(0, box.height - 4))
         .attr('fill', laneFill(glow))
         .attr('visibility', badge === '' ? 'hidden' : 'visible');
