@@ -24,6 +24,8 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
   await expect(page.getByRole('button', { name: 'Compare' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByRole('region', { name: 'Timeline A' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Timeline B' })).toBeVisible();
+  // The charts say whose they are.
+  await expect(page.getByTestId('charts-run')).toContainText('The charts follow run A');
   // The two machines share the main column: B's ends before the side column starts.
   const machineB = await page.getByRole('region', { name: 'Machine B' }).boundingBox();
   const inspector = await page.getByRole('region', { name: 'Inspector' }).boundingBox();
@@ -108,6 +110,7 @@ test('two policies compared on one timeline, with a diff table and its Markdown'
   await comparison.getByRole('button', { name: 'Stop comparing' }).click();
   await expect(page.getByRole('region', { name: 'Timeline' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Comparison' })).toHaveCount(0);
+  await expect(page.getByTestId('charts-run')).toHaveCount(0);
 });
 
 test('a reload keeps compare mode and run B\'s settings', async ({ page }) => {

@@ -102,7 +102,7 @@ export function App({
               </div>
               <CompareTimelines store={store} controller={controller} side={side} canvasRef={timelineRef} svgExportRef={timelineSvgRef} onDrawn={onTimelineDrawn} />
               <ComparisonPanel store={store} session={compare} storeB={side.store} />
-              <Charts store={store} svgRef={frequencyRef} />
+              <Charts store={store} svgRef={frequencyRef} run="A" />
             </>
           ) : (
             <>

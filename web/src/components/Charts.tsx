@@ -21,7 +21,7 @@ import { cursorAfterKey } from '../render/chartCursor';
  * idle-while-runnable gap, migrations by distance, `rq` lock contention; and,
  * while the power model runs, each socket's frequency.
  */
-export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null> }) {
+export function Charts({ store, svgRef, run }: { store: AppStore; svgRef?: RefObject<SVGSVGElement | null>; run?: 'A' }) {
   const loaded = useAppState(store, (s) => s.loaded);
   const frame = useAppStateEvery(store, (s) => s.frame, 'charts');
   const series = useAppState(store, (s) => s.frequency);
@@ -32,6 +32,12 @@ export function Charts({ store, svgRef }: { store: AppStore; svgRef?: RefObject<
   const last = points[points.length - 1];
   return (
     <section className="panel charts" aria-label="Charts">
+      {run && (
+        // While comparing, these are A's: B's figures are in the Comparison table.
+        <p className="charts-run" data-testid="charts-run">
+          <span className="run-tag">{run}</span> The charts follow run {run}; run B&apos;s figures are beside A&apos;s in the Comparison table.
+        </p>
+      )}
       <div className="chart-grid">
         <HistoryChart
           title="Wakeup latency so far"
