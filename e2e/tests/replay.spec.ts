@@ -67,6 +67,8 @@ test('a pasted ftrace log plays in the machine, the timeline and the event log, 
   // Said where the button is; and the editor's text before it, the last scenario's, was no edit to set aside.
   await expect(replay.getByTestId('replay-resimulated')).toContainText('the running scenario');
   await expect(page.getByText(/was set aside/)).toHaveCount(0);
+  // Two tasks of the log share a comm: the legend names it once, with how many.
+  await expect(page.getByRole('list', { name: 'Workloads' })).toContainText('tasks: kworker/u8:2-ev, Web Content, a:b c-d ×2, <...>');
   await replay.getByRole('button', { name: 'Log against the simulation' }).click();
   await waitIdle(page);
   const table = replay.getByRole('table', { name: 'The log against the simulation' });

@@ -1,5 +1,6 @@
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type MouseEvent, type RefObject } from 'react';
 import { SPEEDS } from '../store/app';
+import { distinctLabels } from '../base/text';
 import { DISTANCE_LABEL, DISTANCES, MAX_KEPT, motionSpanNs, motionView, type MotionView } from '../store/motion';
 import { DISTANCE_COLOR, drawMotions } from '../render/motion';
 import type { AppStore } from '../store/app';
@@ -126,10 +127,10 @@ export function TopologyView({
       )}
       {loaded && (
         <ul className="legend" aria-label="Workloads">
-          {loaded.workloads.map((workload, index) => (
-            <li key={workload.label}>
+          {distinctLabels(loaded.workloads.map((workload) => workload.label)).map((label, index) => (
+            <li key={index}>
               <span className="swatch" style={{ background: groupColor(index) }} />
-              {workload.label}
+              {label}
             </li>
           ))}
           <li>
@@ -253,3 +254,4 @@ export function TopologyView({
     </section>
   );
 }
+

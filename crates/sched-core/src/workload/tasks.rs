@@ -62,9 +62,24 @@ fn one() -> u32 {
 }
 
 impl TasksSpec {
+    /// `tasks: a, b ×2`: each comm once, in order of first appearance, with how many
+    /// entries share it when more than one does (a log's two tasks of one name).
     pub(crate) fn label(&self) -> String {
-        let names: Vec<&str> = self.tasks.iter().map(|task| task.comm.as_str()).collect();
-        format!("tasks: {}", names.join(", "))
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        for task in &self.tasks {
+            match names.iter_mut().find(|(name, _)| *name == task.comm) {
+                Some((_, entries)) => *entries += 1,
+                None => names.push((task.comm.as_str(), 1)),
+            }
+        }
+        let named: Vec<String> = names
+            .iter()
+            .map(|(name, entries)| match entries {
+                1 => (*name).to_string(),
+                _ => format!("{name} ×{entries}"),
+            })
+            .collect();
+        format!("tasks: {}", named.join(", "))
     }
 
     pub(crate) fn check(&self) -> Vec<(String, String)> {
@@ -123,5 +138,24 @@ impl TasksSpec {
                     .map(|list| (format!("tasks.{idx}.cpus"), list.clone()))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TasksSpec;
+
+    #[test]
+    fn the_label_names_each_comm_once_with_how_many_entries_share_it() {
+        let spec: TasksSpec = serde_json::from_str(
+            r#"{"tasks": [
+                {"comm": "kworker", "program": []},
+                {"comm": "a:b c-d", "program": []},
+                {"comm": "Web Content", "count": 3, "program": []},
+                {"comm": "a:b c-d", "program": []}
+            ]}"#,
+        )
+        .expect("a tasks workload");
+        assert_eq!(spec.label(), "tasks: kworker, a:b c-d ×2, Web Content");
     }
 }
