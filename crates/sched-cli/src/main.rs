@@ -39,7 +39,7 @@ enum TraceFormat {
 enum Command {
     /// Run a scenario and print its wakeup-latency table and summary.
     Run {
-        /// A scenario file, or the name of one in scenarios/ (`teaching-small`).
+        /// A scenario file, or a shipped scenario's name (`teaching-small`; `schedlab list`).
         scenario: String,
         /// Override the scenario's seed.
         #[arg(long)]
@@ -55,11 +55,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         trace_out: Option<PathBuf>,
         /// Append the model's one-line reason to each trace line (ftrace format).
-        #[arg(long)]
+        #[arg(long, requires = "trace_out")]
         reasons: bool,
         /// The --trace-out format: ftrace text (`trace` file layout, opens in
         /// Perfetto) or Chrome trace-event JSON (opens in Perfetto and chrome://tracing).
-        #[arg(long, value_enum, default_value_t = TraceFormat::Ftrace)]
+        #[arg(long, value_enum, default_value_t = TraceFormat::Ftrace, requires = "trace_out")]
         trace_format: TraceFormat,
         /// Print lock statistics in the layout of the kernel's /proc/lock_stat.
         #[arg(long)]
@@ -67,17 +67,21 @@ enum Command {
     },
     /// Check a scenario and report every problem with its field path.
     Validate {
+        /// A scenario file, or a shipped scenario's name (`teaching-small`; `schedlab list`).
         scenario: String,
+        /// Override a field by its dotted path before checking, as for `run`.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
     },
     /// Measure simulation speed: events per second of wall time (median of runs).
     Bench {
+        /// A scenario file, or a shipped scenario's name (`teaching-small`; `schedlab list`).
         scenario: String,
+        /// Override a field by its dotted path, as for `run`.
         #[arg(long = "set", value_name = "PATH=VALUE")]
         set: Vec<String>,
-        /// How many timed runs.
-        #[arg(long, default_value_t = 3)]
+        /// How many timed runs (at least 1).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
         repeat: u32,
         /// Print `{"scenario", "cpus", "events", "events_per_s": {"median", "min",
         /// "max"}, "runs", "trace_hash"}` as JSON instead of a line of text.
@@ -100,7 +104,20 @@ enum Command {
     Schema,
 }
 
+/// Output into a closed pipe (`schedlab list | head -1`) ends the process quietly, as
+/// SIGPIPE ends a C tool, instead of a "failed printing to stdout" panic. Rust's runtime
+/// ignores the signal at start-up; this puts back its default action.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread starts; it only resets one
+    // signal's disposition to the system default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run {
@@ -152,25 +169,49 @@ fn main() -> ExitCode {
     }
 }
 
-/// Where shipped scenarios live: `$SCHEDLAB_SCENARIOS`, else `./scenarios`.
+include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
+
+/// Where scenario files are looked for by name: `$SCHEDLAB_SCENARIOS`, else `./scenarios`.
 fn scenarios_dir() -> PathBuf {
     std::env::var_os("SCHEDLAB_SCENARIOS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("scenarios"))
 }
 
-fn locate(name: &str) -> Result<PathBuf, String> {
+/// A scenario found by `locate`: its path (a file's, or `NAME.json` for a built-in
+/// one) and, when built in, its text.
+struct Located {
+    path: PathBuf,
+    builtin: Option<&'static str>,
+}
+
+/// A scenario by path, or by name: a file in the scenarios folder (so a checkout's
+/// edits count), else the shipped one built into the binary (from any directory).
+fn locate(name: &str) -> Result<Located, String> {
     let direct = Path::new(name);
     if direct.is_file() {
-        return Ok(direct.to_path_buf());
+        return Ok(Located {
+            path: direct.to_path_buf(),
+            builtin: None,
+        });
     }
     let named = scenarios_dir().join(format!("{name}.json"));
     if named.is_file() {
-        return Ok(named);
+        return Ok(Located {
+            path: named,
+            builtin: None,
+        });
+    }
+    let stem = name.strip_suffix(".json").unwrap_or(name);
+    if let Some((_, text)) = SHIPPED.iter().find(|(shipped, _)| *shipped == stem) {
+        return Ok(Located {
+            path: PathBuf::from(format!("{stem}.json")),
+            builtin: Some(text),
+        });
     }
     Err(format!(
-        "error: no scenario file `{name}` (nor {}); `schedlab list` shows the shipped ones",
-        named.display()
+        "error: no scenario `{name}`: not a file, not in {}, and not a shipped scenario; `schedlab list` shows the shipped ones",
+        scenarios_dir().display()
     ))
 }
 
@@ -179,9 +220,12 @@ fn load(
     seed: Option<u64>,
     set: &[String],
 ) -> Result<(PathBuf, sched_core::Scenario), String> {
-    let path = locate(name)?;
-    let text = std::fs::read_to_string(&path)
-        .map_err(|err| format!("error: cannot read {}: {err}", path.display()))?;
+    let Located { path, builtin } = locate(name)?;
+    let text = match builtin {
+        Some(text) => text.to_string(),
+        None => std::fs::read_to_string(&path)
+            .map_err(|err| format!("error: cannot read {}: {err}", path.display()))?,
+    };
     let shown = path.display().to_string();
     let mut value = parse_json(&text).map_err(|errors| report(&shown, &errors))?;
     let schema = schema_value();
@@ -495,8 +539,8 @@ fn list() {
         );
     }
     println!();
-    println!("Scenarios ({}):", scenarios_dir().display());
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
+    // The scenarios folder's files when there is one (a checkout), else those built in.
+    let mut entries: Vec<(String, String)> = std::fs::read_dir(scenarios_dir())
         .map(|dir| {
             dir.filter_map(Result::ok)
                 .map(|entry| entry.path())
@@ -504,17 +548,37 @@ fn list() {
                     path.extension().is_some_and(|ext| ext == "json")
                         && !path.to_string_lossy().ends_with(".schema.json")
                 })
+                .map(|path| {
+                    (
+                        scenario_name(&path),
+                        std::fs::read_to_string(&path).unwrap_or_default(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
+    if entries.is_empty() {
+        println!("Scenarios (built in; `schedlab run NAME` runs one):");
+        entries = SHIPPED
+            .iter()
+            .map(|(name, text)| ((*name).to_string(), (*text).to_string()))
+            .collect();
+    } else {
+        println!("Scenarios ({}):", scenarios_dir().display());
+    }
     entries.sort();
-    for path in entries {
-        let title = std::fs::read_to_string(&path)
+    let width = entries
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0)
+        .max(28);
+    for (name, text) in entries {
+        let title = serde_json::from_str::<Value>(&text)
             .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .and_then(|value| value.get("title").and_then(Value::as_str).map(String::from))
             .unwrap_or_else(|| "(unreadable)".into());
-        println!("  {:<28} {}", scenario_name(&path), title);
+        println!("  {name:<width$} {title}");
     }
     println!();
     println!("Policy switches (policy.*):");

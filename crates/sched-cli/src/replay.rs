@@ -557,8 +557,9 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
     if metrics.inconsistencies > 0 {
         let _ = writeln!(
             out,
-            "warning: {} switches named a previous task the replay did not have running (line {}): lost events or a trace cut mid-way",
-            metrics.inconsistencies,
+            "warning: {} named a previous task the replay did not have running ({} {}): lost events or a trace cut mid-way",
+            if metrics.inconsistencies == 1 { "1 switch".to_string() } else { format!("{} switches", metrics.inconsistencies) },
+            if metrics.inconsistent_lines.len() == 1 { "line" } else { "lines" },
             lines_list(&metrics.inconsistent_lines)
         );
     }

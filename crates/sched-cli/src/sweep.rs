@@ -40,7 +40,7 @@ pub struct SweepArgs {
     shard: Option<Shard>,
     /// How many runs at once (default: the machine's cores); the output does not
     /// depend on it.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     threads: Option<NonZeroUsize>,
     /// Print each point's settings, seeds, and the median, min and max over seeds of
     /// every number `run --json` reports, as one JSON object; `runs` holds each
@@ -479,6 +479,15 @@ fn table(
         out.push_str(&line(row));
     }
     out
+}
+
+/// `--threads N`: a whole number of at least 1.
+fn parse_threads(text: &str) -> Result<NonZeroUsize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least 1 run at once: 0 would run nothing".into()),
+        Ok(n) => Ok(NonZeroUsize::new(n).expect("not zero")),
+        Err(_) => Err(format!("`{text}` is not a whole number of runs")),
+    }
 }
 
 #[cfg(test)]

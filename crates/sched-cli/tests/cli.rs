@@ -123,9 +123,63 @@ fn bad_input_is_explained_not_panicked() {
     let (ok, _, stderr) = schedlab(&["validate", "no-such-scenario"]);
     assert!(!ok);
     assert!(
-        stderr.contains("no scenario file `no-such-scenario`"),
+        stderr.contains("no scenario `no-such-scenario`: not a file")
+            && stderr.contains("not a shipped scenario"),
         "{stderr}"
     );
+    // A flag that only means something with another says so.
+    let (ok, _, stderr) = schedlab(&["run", "teaching-small", "--reasons"]);
+    assert!(!ok && stderr.contains("--trace-out <FILE>"), "{stderr}");
+    let (ok, _, stderr) = schedlab(&["bench", "teaching-small", "--repeat", "0"]);
+    assert!(!ok && stderr.contains("--repeat"), "{stderr}");
+}
+
+#[test]
+fn shipped_scenarios_run_by_name_from_any_directory() {
+    let elsewhere = std::env::temp_dir();
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args(args)
+            .current_dir(&elsewhere)
+            .output()
+            .expect("schedlab runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (ok, stdout, stderr) = run(&["run", "teaching-small", "--set", "duration_ms=5"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("Teaching machine"), "{stdout}");
+    let (ok, stdout, _) = run(&["list"]);
+    assert!(ok);
+    assert!(stdout.contains("Scenarios (built in"), "{stdout}");
+    assert!(stdout.contains("  hackbench-7950x "), "{stdout}");
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // The reader takes nothing and goes: the writer gets SIGPIPE, not a panic.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["schema"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("schedlab runs");
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    child.wait().expect("schedlab ends");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]

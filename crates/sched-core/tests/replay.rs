@@ -898,3 +898,37 @@ fn a_header_gives_the_machine_cpu_count() {
         Some(4)
     );
 }
+
+#[test]
+fn a_clock_going_back_on_one_cpu_is_told_from_the_order_across_cpus() {
+    let log = "\
+          <idle>-0       [002] d..2.   100.000100: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120
+               a-10      [002] d..2.   100.000200: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+          <idle>-0       [001] d..2.   100.000150: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+          <idle>-0       [002] d..2.     5.000100: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120
+";
+    let report = parse(log).report;
+    assert_eq!(report.out_of_order, 2);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    let warning = &report.warnings[0];
+    // The first event behind its own CPU's last one, not the first out of order overall.
+    assert_eq!(warning.line, Some(4));
+    assert!(
+        warning
+            .message
+            .contains("1 of them on their own CPU (the first: CPU 2)")
+            && warning.message.contains("two logs pasted together"),
+        "{}",
+        warning.message
+    );
+    // Across CPUs alone: the usual per-CPU buffers' order, said as such.
+    let across = parse(&log.lines().take(3).collect::<Vec<_>>().join("\n")).report;
+    assert_eq!(across.out_of_order, 1);
+    assert!(
+        across.warnings[0]
+            .message
+            .contains("out of order across CPUs"),
+        "{}",
+        across.warnings[0].message
+    );
+}

@@ -531,6 +531,13 @@ pub struct Parser {
     report: ParseReport,
     max_ts: u64,
     first_out_of_order: Option<u64>,
+    /// Each CPU's latest event time (index: CPU), to tell a clock that went back on
+    /// one CPU (or two logs pasted together) from the usual order across CPUs.
+    cpu_last_ts: Vec<u64>,
+    /// Events earlier than the one before them on their own CPU: how many, and the
+    /// first's line and CPU.
+    same_cpu_backwards: u64,
+    first_same_cpu_backwards: Option<(u64, u32)>,
     html: bool,
     in_script: ScriptBlock,
     legacy: bool,
@@ -893,14 +900,31 @@ impl Parser {
             *self.report.formats.entry(name.to_string()).or_default() += self.flagless_lines;
         }
         if self.report.out_of_order > 0 {
+            let count = self.report.out_of_order;
+            let were = if count == 1 { "event is" } else { "events are" };
             let line = self.first_out_of_order;
-            self.warn(
-                line,
-                format!(
-                    "{} events are earlier than a line before them (timestamps out of order across CPUs); events were sorted by time",
-                    self.report.out_of_order
+            match self.first_same_cpu_backwards {
+                Some((first, cpu)) => {
+                    let same = self.same_cpu_backwards;
+                    let which = if count == 1 {
+                        format!("1 event is earlier than a line before it, on its own CPU (CPU {cpu})")
+                    } else {
+                        format!("{count} events are earlier than a line before them, {same} of them on their own CPU (the first: CPU {cpu})")
+                    };
+                    self.warn(
+                        Some(first),
+                        format!(
+                            "{which}: a clock that went back, or two logs pasted together? Events were sorted by time, so figures across that point may be wrong"
+                        ),
+                    );
+                }
+                None => self.warn(
+                    line,
+                    format!(
+                        "{count} {were} earlier than a line before them (timestamps out of order across CPUs, as per-CPU buffers give them); events were sorted by time"
+                    ),
                 ),
-            );
+            }
             self.events.sort_by_key(|event| event.ts_ns);
         }
         ParsedTrace {
@@ -1316,7 +1340,16 @@ impl Parser {
             }
             return;
         };
-        let (data, form) = match parse_payload(kind, head.payload, &self.tasks) {
+        let parsed = match parse_payload(kind, head.payload, &self.tasks) {
+            Payload::Bad => match without_reason(head.payload) {
+                // `schedlab run --trace-out FILE --reasons` writes each decision's reason
+                // after its fields, as `  # why`: read the fields before it.
+                Some(fields) => parse_payload(kind, fields, &self.tasks),
+                None => Payload::Bad,
+            },
+            read => read,
+        };
+        let (data, form) = match parsed {
             Payload::Event(data, form) => (data, form),
             Payload::Bad => {
                 self.skip_unreadable(line_no, kind, || unreadable_payload(kind, head.payload));
@@ -1421,6 +1454,22 @@ impl Parser {
         if head.ts_ns < self.max_ts {
             self.report.out_of_order += 1;
             self.first_out_of_order.get_or_insert(line_no);
+            // (CPUs are below MAX_CPUS here: a larger number is refused as its line is read.)
+            let cpu = head.cpu as usize;
+            if self.cpu_last_ts.len() <= cpu {
+                self.cpu_last_ts.resize(cpu + 1, 0);
+            }
+            if head.ts_ns < self.cpu_last_ts[cpu] {
+                self.same_cpu_backwards += 1;
+                self.first_same_cpu_backwards
+                    .get_or_insert((line_no, head.cpu));
+            }
+        }
+        if let Some(last) = self.cpu_last_ts.get_mut(head.cpu as usize) {
+            *last = (*last).max(head.ts_ns);
+        } else {
+            self.cpu_last_ts.resize(head.cpu as usize + 1, 0);
+            self.cpu_last_ts[head.cpu as usize] = head.ts_ns;
         }
         self.max_ts = self.max_ts.max(head.ts_ns);
         self.events.push(Event {
@@ -2171,6 +2220,12 @@ fn contains_key(text: &str, key: &str) -> bool {
     (0..bytes.len()).any(|eq| bytes[eq] == b'=' && bytes[..eq].ends_with(key.as_bytes()))
 }
 
+/// The fields of a payload that ends in a reason comment, `  # why` (as
+/// `schedlab run --reasons` writes them), or None when it has none.
+fn without_reason(payload: &str) -> Option<&str> {
+    payload.find("  # ").map(|at| payload[..at].trim_end())
+}
+
 /// Why a scheduler event's payload could not be read, in words: the first field
 /// whose number is not one, a missing `==>` in a switch, or else a cut line.
 fn unreadable_payload(kind: EventKind, payload: &str) -> String {
@@ -2201,9 +2256,46 @@ fn unreadable_payload(kind: EventKind, payload: &str) -> String {
             };
         }
     }
+    for token in payload.split_whitespace() {
+        if let Some((key, value)) = token.split_once('=') {
+            if matches!(key, "target_cpu" | "orig_cpu" | "dest_cpu" | "cpu")
+                && value.starts_with('-')
+            {
+                return format!("{key}={value} is not a CPU");
+            }
+        }
+    }
     if kind == EventKind::SchedSwitch && !payload.contains("==>") {
         return "no `==>` between the task switched out and the one switched in (a cut line?)"
             .to_string();
+    }
+    // The long `key=value` form with a field the event cannot do without: name it.
+    let required: &[&str] = match kind {
+        EventKind::SchedSwitch => &["prev_comm", "prev_pid", "next_comm", "next_pid"],
+        EventKind::SchedWakeup | EventKind::SchedWakeupNew | EventKind::SchedWaking => {
+            &["comm", "pid"]
+        }
+        EventKind::SchedMigrateTask => &["comm", "pid", "orig_cpu", "dest_cpu"],
+        _ => &[],
+    };
+    if payload.contains("pid=") {
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|key| {
+                !payload
+                    .split_whitespace()
+                    .any(|token| token.split_once('=').is_some_and(|(name, _)| name == *key))
+            })
+            .collect();
+        if !missing.is_empty() {
+            let fields: Vec<String> = missing.iter().map(|key| format!("`{key}=`")).collect();
+            return format!(
+                "{} {} missing (a cut line, or a format with other fields?)",
+                fields.join(", "),
+                if missing.len() == 1 { "is" } else { "are" }
+            );
+        }
     }
     let shown: String = payload.chars().take(60).collect();
     let more = if payload.chars().count() > 60 {
@@ -2483,6 +2575,38 @@ mod tests {
             .iter()
             .map(|warning| (warning.line, warning.message.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn a_reason_comment_after_the_fields_is_read_past() {
+        // As `schedlab run --trace-out FILE --reasons` writes them.
+        let annotated = "          <idle>-0       [000] d..2.     0.000000: sched_wakeup_new: comm=schbench \
+                         pid=1000 prio=120 target_cpu=000  # find_idlest_cpu: new task pid 1000 to idle CPU 0\n\
+                         schbench-1000    [002] d..2.     0.000010: sched_migrate_task: comm=w pid=1001 \
+                         prio=120 orig_cpu=2 dest_cpu=3  # CPU 3 went idle and in newidle_balance pulled pid 1001\n";
+        let parsed = parse(annotated);
+        assert_eq!(parsed.events.len(), 2, "{:?}", parsed.report.warnings);
+        assert!(
+            parsed.report.warnings.is_empty(),
+            "{:?}",
+            parsed.report.warnings
+        );
+        assert!(matches!(
+            parsed.events[1].data,
+            EventData::MigrateTask {
+                pid: 1001,
+                dest_cpu: 3,
+                ..
+            }
+        ));
+        // A comm with `  # ` in it is still a comm: the whole payload is read first.
+        let odd = parse(
+            "  x-5  [001] d..2.   1.000000: sched_wakeup: comm=a  # b pid=7 prio=120 target_cpu=001\n",
+        );
+        assert!(matches!(
+            &odd.events[0].data,
+            EventData::Wakeup { comm, pid: 7, .. } if &**comm == "a  # b"
+        ));
     }
 
     #[test]
