@@ -166,6 +166,8 @@ struct WhatIf {
     task_wakeups: u64,
     timer_wakeups: u64,
     set: Vec<String>,
+    /// The simulated machine's CPUs (its utilisation is over them all).
+    cpus: usize,
     summary: sched_core::metrics::RunSummary,
 }
 
@@ -212,6 +214,7 @@ fn resimulate(
         task_wakeups: derived.task_wakeups,
         timer_wakeups: derived.timer_wakeups,
         set: args.set.clone(),
+        cpus: sim.topology.n_cpus(),
         summary: sim.summary("what-if"),
     })
 }
@@ -250,12 +253,30 @@ impl WhatIf {
         let log = &metrics.wakeup_latency_us;
         let sim = &summary.wakeup_latency_us;
         let _ = writeln!(out, "{:<24} {:>14} {:>14}", "", "log", "simulation");
+        // How many wakeups each percentile stands on: a p99 of five samples is their maximum.
+        let _ = writeln!(
+            out,
+            "{:<24} {:>14} {:>14}",
+            "wakeup latency samples", log.samples, sim.samples
+        );
+        let shown = |samples: u64, value: f64| {
+            if samples == 0 {
+                "-".to_string()
+            } else {
+                format!("{value:.1}")
+            }
+        };
         for (name, left, right) in [
             ("wakeup latency p50 (us)", log.p50, sim.p50),
             ("wakeup latency p99 (us)", log.p99, sim.p99),
             ("wakeup latency max (us)", log.max, sim.max),
         ] {
-            let _ = writeln!(out, "{name:<24} {left:>14.1} {right:>14.1}");
+            let _ = writeln!(
+                out,
+                "{name:<24} {:>14} {:>14}",
+                shown(log.samples, left),
+                shown(sim.samples, right)
+            );
         }
         let sim_migrations = summary.migrations.smt
             + summary.migrations.llc
@@ -267,6 +288,13 @@ impl WhatIf {
             "migrations",
             metrics.migrations.total(),
             sim_migrations
+        );
+        let _ = writeln!(
+            out,
+            "{:<24} {:>14} {:>14}",
+            "CPUs (utilisation over)",
+            metrics.cpus.len(),
+            self.cpus
         );
         let _ = writeln!(
             out,
@@ -411,23 +439,32 @@ pub fn to_text(file: &str, report: &ParseReport, metrics: &ReplayMetrics) -> Str
     }
     let _ = writeln!(out);
     let latency = &metrics.wakeup_latency_us;
-    let _ = writeln!(
-        out,
-        "Wakeup latency (usec, wakeup to switch-in), {} samples",
-        latency.samples
-    );
-    for ((label, _), value) in sched_core::metrics::PERCENTILES
-        .iter()
-        .zip(latency.ordered().iter())
-    {
-        let _ = writeln!(out, "\t{label}: {}", value.round() as u64);
+    if latency.samples == 0 {
+        // Not a table of zeros: there is nothing to take percentiles of.
+        let _ = writeln!(
+            out,
+            "Wakeup latency (usec, wakeup to switch-in): no samples (no wakeup in the log is followed by its task's switch-in)"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "Wakeup latency (usec, wakeup to switch-in), {} sample{}",
+            latency.samples,
+            if latency.samples == 1 { "" } else { "s" }
+        );
+        for ((label, _), value) in sched_core::metrics::PERCENTILES
+            .iter()
+            .zip(latency.ordered().iter())
+        {
+            let _ = writeln!(out, "\t{label}: {}", value.round() as u64);
+        }
+        let _ = writeln!(
+            out,
+            "\tmin={}, max={}",
+            latency.min.round() as u64,
+            latency.max.round() as u64
+        );
     }
-    let _ = writeln!(
-        out,
-        "\tmin={}, max={}",
-        latency.min.round() as u64,
-        latency.max.round() as u64
-    );
     let _ = writeln!(
         out,
         "wakeups: {} (of tasks already running or runnable: {}, never switched in: {}), switches: {}",

@@ -396,3 +396,47 @@ fn resimulate_on_the_flat_machine_takes_its_size_from_the_header() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_text_report_says_how_many_samples_its_latencies_stand_on() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sched-core/tests/fixtures/ftrace/ftrace_current.txt"
+    );
+    let (ok, stdout, stderr) = schedlab(
+        &[
+            "replay",
+            fixture,
+            "--resimulate",
+            "--topology",
+            "xeon-2s10c",
+        ],
+        None,
+    );
+    assert!(ok, "{stderr}");
+    let row = |name: &str| -> Vec<String> {
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` row in:\n{stdout}"));
+        line[name.len()..]
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    // The log's wakeups and the simulation's, and the CPUs each utilisation is over.
+    assert_eq!(row("wakeup latency samples").len(), 2);
+    assert_eq!(row("CPUs (utilisation over)"), ["4", "40"]);
+    // A log with no wakeup followed by its switch-in: said, not a table of zeros.
+    let switches_only = "\
+          <idle>-0       [001] d..2.   100.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=11 next_prio=120
+               b-11      [001] d..2.   100.000300: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+";
+    let (ok, stdout, stderr) = schedlab(&["replay", "-"], Some(switches_only.as_bytes()));
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("Wakeup latency (usec, wakeup to switch-in): no samples"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("\t99.0th"), "{stdout}");
+}
