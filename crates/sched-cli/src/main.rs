@@ -253,6 +253,15 @@ pub(crate) fn report(file: &str, errors: &[sched_core::ScenarioError]) -> String
     )
 }
 
+/// `1 socket`, `2 sockets`.
+fn counted(count: usize, what: &str) -> String {
+    if count == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{count} {what}s")
+    }
+}
+
 fn scenario_name(path: &Path) -> String {
     path.file_stem()
         .map(|stem| stem.to_string_lossy().into_owned())
@@ -322,10 +331,10 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
         summary.seed
     );
     println!(
-        "machine: {}, {} sockets, {} LLCs, {} CPUs",
+        "machine: {}, {}, {}, {} CPUs",
         topology.shape.name,
-        topology.shape.sockets,
-        topology.llc_cpus.len(),
+        counted(topology.shape.sockets as usize, "socket"),
+        counted(topology.llc_cpus.len(), "LLC"),
         topology.n_cpus()
     );
     for workload in &sim.workloads {

@@ -43,8 +43,35 @@ pub fn apply_override(
                 return format!("{message}; did you mean `{}`?", path.trim());
             }
         }
+        #[cfg(feature = "schema-validation")]
+        if let Some(place) = belongs_elsewhere(&message) {
+            return format!(
+                "{message}; `{}` belongs {place}",
+                unknown_name(&message).unwrap_or_default()
+            );
+        }
         message
     })
+}
+
+/// The field of an "unknown field `X` in `P`" message.
+#[cfg(feature = "schema-validation")]
+fn unknown_name(message: &str) -> Option<&str> {
+    message.strip_prefix("unknown field `")?.split('`').next()
+}
+
+/// Where the unknown field of such a message belongs, as a file's check says it
+/// (`in policy.shared_runq`), when the schema knows it elsewhere.
+#[cfg(feature = "schema-validation")]
+fn belongs_elsewhere(message: &str) -> Option<String> {
+    let field = unknown_name(message)?;
+    let rest = message.strip_prefix(&format!("unknown field `{field}` in "))?;
+    let object = match rest.strip_prefix('`') {
+        Some(quoted) => quoted.split('`').next()?,
+        None if rest.starts_with("the scenario") => "",
+        None => return None,
+    };
+    crate::field_belongs(field, object)
 }
 
 fn apply_at_path(scenario: &mut Value, schema: &Value, assignment: &str) -> Result<(), String> {

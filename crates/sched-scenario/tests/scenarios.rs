@@ -230,6 +230,14 @@ fn set_with_an_unknown_path_lists_the_valid_neighbours() {
         error.contains("valid fields are: cpus, cputime_us, footprint_kib, kind, message_threads"),
         "{error}"
     );
+    // A field set in the wrong object: where it belongs, as a file's check says it.
+    let error = apply_override(&mut value, &schema, "policy.shard_size=3").unwrap_err();
+    assert!(
+        error.ends_with("; `shard_size` belongs in policy.shared_runq"),
+        "{error}"
+    );
+    let error = apply_override(&mut value, &schema, "topology.nosuch=3").unwrap_err();
+    assert!(!error.contains("belongs"), "{error}");
 }
 
 #[test]
