@@ -15,6 +15,10 @@ test('presenter mode: large type, fewer panels, the machine, charts, timeline an
   await expect(page.getByRole('textbox', { name: 'Scenario JSON' })).toHaveCount(0);
   for (const region of ['Timeline', 'Charts', 'Inspector', 'Policy']) await expect(page.getByRole('region', { name: region })).toBeVisible();
   await expect(page.locator('svg[data-testid="machine"]')).toBeVisible();
+  // At 1280x720 the run's controls share the scenario picker's row: two rows of controls, not three.
+  const picker = await page.getByRole('combobox', { name: 'Scenario' }).boundingBox();
+  const play = await page.getByRole('button', { name: 'Play', exact: true }).boundingBox();
+  expect(picker && play && Math.abs(picker.y + picker.height / 2 - (play.y + play.height / 2))).toBeLessThan(8);
   // No event log here: the Inspector's hint names the key instead of the log.
   const hint = page.getByRole('region', { name: 'Inspector' }).locator('.inspector-hint');
   await expect(hint).toContainText('Press n (Next decision)');
