@@ -932,3 +932,27 @@ fn a_clock_going_back_on_one_cpu_is_told_from_the_order_across_cpus() {
         across.warnings[0].message
     );
 }
+
+#[test]
+fn a_perf_header_tid_from_a_pid_namespace_is_its_task_not_another() {
+    // gnome-shell is pid 1234 in the payloads and tid 17 in perf's headers (inside a
+    // PID namespace, FTRACE.md): its own switch out (header 17, prev_pid=1234) ties them.
+    let parsed = fixture("perf_namespace_tid.txt");
+    let tasks: Vec<u32> = parsed.report.tasks.keys().copied().collect();
+    assert!(!tasks.contains(&17), "{tasks:?}");
+    assert_eq!(
+        parsed.report.tasks.get(&1234).map(String::as_str),
+        Some("gnome-shell")
+    );
+    // Every event whose header says 17 is 1234's.
+    assert!(parsed.events.iter().all(|event| event.ctx_pid != 17));
+    let first = &parsed.events[0];
+    assert_eq!((first.line, first.ctx_pid), (1, 1234));
+    // So the replay sees gnome-shell running where it switches out: no inconsistency.
+    let metrics = replay(&parsed, None);
+    assert_eq!(
+        metrics.inconsistencies, 0,
+        "{:?}",
+        metrics.inconsistent_lines
+    );
+}

@@ -538,6 +538,12 @@ pub struct Parser {
     /// first's line and CPU.
     same_cpu_backwards: u64,
     first_same_cpu_backwards: Option<(u64, u32)>,
+    /// `perf script` headers' tids and comms, named as tasks only at `finish`: a
+    /// header tid can be from inside a PID namespace.
+    perf_header_tasks: HashMap<u32, String>,
+    /// A header tid's pid, learnt from `perf script` switches (the header of a
+    /// switch names its previous task): None when two switches disagree.
+    perf_tid_pid: HashMap<u32, Option<u32>>,
     html: bool,
     in_script: ScriptBlock,
     legacy: bool,
@@ -882,6 +888,7 @@ impl Parser {
                 bits &= bits - 1;
             }
         }
+        self.resolve_perf_tids();
         self.report.tasks.extend(
             self.tasks
                 .drain()
@@ -1043,6 +1050,35 @@ impl Parser {
             self.cpu_bits.resize(word + 1, 0);
         }
         self.cpu_bits[word] |= 1 << (cpu % 64);
+    }
+
+    /// `perf script` headers print a tid that can be from inside a PID namespace
+    /// (FTRACE.md): where the log's switches show a header tid standing for another
+    /// pid (a switch's header names its previous task), the events' current task is
+    /// that pid, and the tid is no task of its own. Other header tids are tasks.
+    fn resolve_perf_tids(&mut self) {
+        let map: HashMap<u32, u32> = self
+            .perf_tid_pid
+            .iter()
+            .filter_map(|(&tid, &pid)| pid.filter(|&pid| pid != tid).map(|pid| (tid, pid)))
+            .collect();
+        if !map.is_empty() {
+            for event in &mut self.events {
+                if let Some(&pid) = map.get(&event.ctx_pid) {
+                    event.ctx_pid = pid;
+                }
+            }
+        }
+        // A header's task the payloads did not name (the payloads' names are the
+        // latest ones of the tasks they name).
+        let mut headers: Vec<(u32, String)> = std::mem::take(&mut self.perf_header_tasks)
+            .into_iter()
+            .filter(|(tid, _)| !map.contains_key(tid) && self.tasks.get(*tid).is_none())
+            .collect();
+        headers.sort_unstable();
+        for (tid, comm) in headers {
+            self.note_task(tid, &comm);
+        }
     }
 
     fn note_task(&mut self, pid: u32, comm: &str) {
@@ -1326,8 +1362,21 @@ impl Parser {
 
     fn event_line(&mut self, head: Head<'_>, line_no: u64) {
         // The line's own task names it from here on (the payload's names are read
-        // against the table), even when the payload cannot be read.
-        self.note_task(head.pid, head.comm);
+        // against the table), even when the payload cannot be read; a `perf script`
+        // header's tid only at the end, once it is known whether it is a pid.
+        if head.layout == Layout::Perf {
+            // The latest name each tid showed (a name changes at exec).
+            let comm = head.comm.trim_ws();
+            match self.perf_header_tasks.get_mut(&head.pid) {
+                Some(known) if known.as_str() == comm => {}
+                Some(known) => *known = comm.to_string(),
+                None => {
+                    self.perf_header_tasks.insert(head.pid, comm.to_string());
+                }
+            }
+        } else {
+            self.note_task(head.pid, head.comm);
+        }
         let name = head.name;
         let Some(kind) = EventKind::from_name(name) else {
             self.note_event_line(&head);
@@ -1356,6 +1405,14 @@ impl Parser {
                 return;
             }
         };
+        if let (Layout::Perf, EventData::Switch { prev_pid, .. }) = (head.layout, &data) {
+            if head.pid != 0 && *prev_pid != 0 {
+                let learnt = self.perf_tid_pid.entry(head.pid).or_insert(Some(*prev_pid));
+                if *learnt != Some(*prev_pid) {
+                    *learnt = None;
+                }
+            }
+        }
         self.note_event_line(&head);
         if let Some(cpu) = referenced_cpu_out_of_range(&data) {
             self.warn(
