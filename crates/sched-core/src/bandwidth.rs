@@ -709,6 +709,8 @@ impl Simulator {
             if tg.quota_ns.is_none() {
                 continue;
             }
+            // Simplification: a throttle still on counts up to now; the kernel adds
+            // each to `cfs_b->throttled_time` at its `unthrottle_cfs_rq()`.
             let still: u64 = tg
                 .throttled_cpus
                 .iter()

@@ -327,14 +327,21 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
         {statsAt !== undefined && <span className="muted"> at t = {statsAt} s</span>}
       </h4>
       {stat ? (
-        <dl data-testid="cpu-stat">
-          <dt>nr_periods</dt>
-          <dd>{formatCount(stat.nr_periods)}</dd>
-          <dt>nr_throttled</dt>
-          <dd>{formatCount(stat.nr_throttled)}</dd>
-          <dt>throttled_usec</dt>
-          <dd>{formatCount(stat.throttled_usec)}</dd>
-        </dl>
+        <>
+          <dl data-testid="cpu-stat">
+            <dt>nr_periods</dt>
+            <dd>{formatCount(stat.nr_periods)}</dd>
+            <dt>nr_throttled</dt>
+            <dd>{formatCount(stat.nr_throttled)}</dd>
+            <dt>throttled_usec</dt>
+            <dd>{formatCount(stat.throttled_usec)}</dd>
+          </dl>
+          <p className="muted" data-testid="throttled-usec-note">
+            <code>throttled_usec</code> adds up the time each CPU&apos;s cfs_rq of the group spent throttled, as the kernel&apos;s{' '}
+            <code>cfs_b-&gt;throttled_time</code> does (<code>unthrottle_cfs_rq()</code>), so it can exceed the time elapsed. Throttles still on are counted up
+            to now; the kernel adds each at its unthrottle.
+          </p>
+        </>
       ) : (
         <p className="muted">{node.quotaUs === undefined ? 'No quota on this group: it is never throttled itself.' : 'Not read yet.'}</p>
       )}
