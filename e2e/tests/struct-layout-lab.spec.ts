@@ -70,6 +70,8 @@ test('the struct layout lab and the cgroup tree: throttled groups, layouts compa
   await expect(detail).toContainText('4444 / 10000 us');
   await expect(detail.getByTestId('cgroup-weight')).toHaveText('100');
   await expect.poll(async () => count(detail.getByTestId('cpu-stat').locator('dd').nth(1))).toBeGreaterThan(0);
+  // usage_usec: the CPU time the group's subtree was charged so far.
+  await expect.poll(async () => count(detail.getByTestId('cpu-usage').locator('dd'))).toBeGreaterThan(0);
   // What throttled_usec adds up, as the kernel does: each CPU's cfs_rq's time.
   await expect(detail.getByTestId('throttled-usec-note')).toContainText('cfs_b->throttled_time');
   // Folding a group keeps its leaves as small marks, throttled ones marked.

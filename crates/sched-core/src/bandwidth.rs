@@ -213,6 +213,9 @@ pub struct CpuStatCounts {
     pub nr_throttled: u64,
     /// Throttled time summed over the group's cfs_rqs (`cfs_b->throttled_time`).
     pub throttled_ns: u64,
+    /// CPU time of the group's tasks and its descendants' (`usage_usec`), as
+    /// `update_curr()` charges it.
+    pub usage_ns: u64,
 }
 
 /// A group's `cfs_rq` on one CPU: what the bandwidth path needs of it.
@@ -251,6 +254,13 @@ pub struct GroupCpuStat {
     pub throttled_usec: u64,
 }
 
+/// `cpu.stat`'s `usage_usec` of one group (every group has it, quota or not).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct GroupUsage {
+    pub group: String,
+    pub usage_usec: u64,
+}
+
 /// Bandwidth-control counters for a run.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct BandwidthStats {
@@ -269,6 +279,10 @@ pub struct BandwidthStats {
     /// `cpu.stat` of each group with a quota.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cpu_stat: Vec<GroupCpuStat>,
+    /// `cpu.stat`'s `usage_usec` of every group: the CPU time its subtree's tasks
+    /// were charged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<GroupUsage>,
 }
 
 /// Orders groups depth-first and gives each its subtree's range in that order.
@@ -706,6 +720,10 @@ impl Simulator {
         let mut stats = self.bandwidth.clone();
         let now = self.now();
         for (g, tg) in self.groups.iter().enumerate() {
+            stats.usage.push(GroupUsage {
+                group: tg.name.clone(),
+                usage_usec: tg.stat.usage_ns / 1_000,
+            });
             if tg.quota_ns.is_none() {
                 continue;
             }

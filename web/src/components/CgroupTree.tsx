@@ -5,6 +5,7 @@ import {
   buildCgroupTree,
   cgroupNow,
   cpuStatByName,
+  usageByName,
   defaultExpanded,
   formatQuota,
   isLeaf,
@@ -47,6 +48,7 @@ function TreeView({ store, figures, groups }: { store: AppStore; figures: RunFig
   const now = useMemo(() => cgroupNow(tree, frameGroups), [tree, frameGroups]);
   const live = useSyncExternalStore(figures.state.subscribe, () => figures.state.get().live);
   const stats = useMemo(() => cpuStatByName(live?.bandwidth?.cpu_stat), [live]);
+  const usage = useMemo(() => usageByName(live?.bandwidth?.usage), [live]);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => defaultExpanded(tree));
   const [selected, setSelected] = useState<number | undefined>(undefined);
   const rows = visibleRows(tree, expanded);
@@ -116,7 +118,7 @@ function TreeView({ store, figures, groups }: { store: AppStore; figures: RunFig
             );
           })}
         </ul>
-        <GroupDetail tree={tree} id={selected} now={now} stats={stats} statsAt={live ? formatTraceTime(simTimeNs(live.nowNs)) : undefined} />
+        <GroupDetail tree={tree} id={selected} now={now} stats={stats} usage={usage} statsAt={live ? formatTraceTime(simTimeNs(live.nowNs)) : undefined} />
       </div>
     </section>
   );
@@ -274,7 +276,21 @@ function concerns(row: RowProps, id: number | undefined): boolean {
 }
 
 /** The selected group: where it sits, its quota, its state now and its cpu.stat. */
-function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number | undefined; now: CgroupNow; stats: ReadonlyMap<string, CpuStat>; statsAt: string | undefined }) {
+function GroupDetail({
+  tree,
+  id,
+  now,
+  stats,
+  usage,
+  statsAt,
+}: {
+  tree: Tree;
+  id: number | undefined;
+  now: CgroupNow;
+  stats: ReadonlyMap<string, CpuStat>;
+  usage: ReadonlyMap<string, number>;
+  statsAt: string | undefined;
+}) {
   if (id === undefined) {
     return (
       <aside className="cgroup-detail muted" aria-label="Selected cgroup">
@@ -285,6 +301,7 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
   const node = tree.nodes[id];
   if (!node) return null;
   const stat = stats.get(node.name);
+  const usageUsec = usage.get(node.name);
   const parent = node.parent === undefined ? undefined : tree.nodes[node.parent];
   const throttled = now.throttledCpus[id] ?? 0;
   return (
@@ -326,6 +343,12 @@ function GroupDetail({ tree, id, now, stats, statsAt }: { tree: Tree; id: number
         <code>cpu.stat</code>
         {statsAt !== undefined && <span className="muted"> at t = {statsAt} s</span>}
       </h4>
+      {usageUsec !== undefined && (
+        <dl data-testid="cpu-usage">
+          <dt>usage_usec</dt>
+          <dd title="CPU time of the group's tasks and its descendants' so far">{formatCount(usageUsec)}</dd>
+        </dl>
+      )}
       {stat ? (
         <>
           <dl data-testid="cpu-stat">

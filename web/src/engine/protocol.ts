@@ -219,6 +219,8 @@ export interface BandwidthFigures {
   readonly nr_throttled: number;
   readonly throttled_usec: number;
   readonly cpu_stat: readonly CpuStat[];
+  /** `cpu.stat`'s `usage_usec` of every group (absent without cgroups). */
+  readonly usage?: readonly { readonly group: string; readonly usage_usec: number }[];
 }
 
 export interface LoadedScenario {

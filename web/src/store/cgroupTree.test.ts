@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CgroupInfo } from '../engine/protocol';
-import { buildCgroupTree, cgroupNow, cpuStatByName, defaultExpanded, formatQuota, leafGroups, revealed, ROOT, toggleExpanded, visibleRows } from './cgroupTree';
+import { buildCgroupTree, cgroupNow, cpuStatByName, defaultExpanded, formatQuota, leafGroups, revealed, ROOT, toggleExpanded, usageByName, visibleRows } from './cgroupTree';
 
 /** A `cgroup_tree` as the bridge lists it: level by level, `width` children each, quotas on the leaves. */
 function tree(depth: number, width: number): CgroupInfo[] {
@@ -118,6 +118,8 @@ describe('the cgroup tree', () => {
     expect(formatQuota({ quotaUs: 2048, periodUs: 10_000 })).toBe('2048 / 10000 us (20.5 % of a CPU)');
     expect(formatQuota({ quotaUs: 250_000, periodUs: 100_000 })).toBe('250000 / 100000 us (2.50 CPUs)');
     expect(formatQuota({ quotaUs: undefined, periodUs: 100_000 })).toBe('max (no limit)');
+    expect(usageByName([{ group: '/0', usage_usec: 3000 }, { group: '/0/1', usage_usec: 1200 }]).get('/0/1')).toBe(1200);
+    expect(usageByName(undefined).size).toBe(0);
     const stats = cpuStatByName([{ group: '/0/1', nr_periods: 29, nr_throttled: 4, throttled_usec: 1200 }]);
     expect(stats.get('/0/1')?.nr_throttled).toBe(4);
     expect(stats.get('/0/2')).toBeUndefined();

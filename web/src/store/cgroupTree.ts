@@ -6,7 +6,7 @@
  * of a thousand leaves stays a few dozen rows), and each group's `cpu.stat` from
  * the run summary. Pure: no React, no engine.
  */
-import type { CgroupInfo, CpuStat } from '../engine/protocol';
+import type { BandwidthFigures, CgroupInfo, CpuStat } from '../engine/protocol';
 
 /** A node of the tree: node 0 is the root cgroup, node `i + 1` the bridge's group `i`. */
 export interface CgroupNode {
@@ -219,6 +219,11 @@ export function leafGroups(tree: CgroupTree, id: number): readonly (readonly num
 /** Each group's `cpu.stat` by its path. */
 export function cpuStatByName(stats: readonly CpuStat[] | undefined): ReadonlyMap<string, CpuStat> {
   return new Map((stats ?? []).map((stat) => [stat.group, stat]));
+}
+
+/** Each group's `usage_usec` by its path. */
+export function usageByName(usage: BandwidthFigures['usage']): ReadonlyMap<string, number> {
+  return new Map((usage ?? []).map((row) => [row.group, row.usage_usec]));
 }
 
 /** A quota as `cpu.max` reads: `2048 / 10000 us (20.5 % of a CPU)`, or `max` without one. */
