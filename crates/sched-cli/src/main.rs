@@ -405,6 +405,15 @@ fn run(name: &str, seed: Option<u64>, set: &[String], output: RunOutput) -> Resu
             bw.blocked_updates,
             bw.blocked_visits
         );
+        // A small tree's CPU time by group (a large one's is in --json).
+        if bw.usage.len() <= 8 {
+            let by_group: Vec<String> = bw
+                .usage
+                .iter()
+                .map(|row| format!("{} {}", row.group, row.usage_usec))
+                .collect();
+            println!("cpu.stat usage_usec: {}", by_group.join(", "));
+        }
     }
     if let Some(misses) = &summary.cache_misses {
         let by_op: Vec<String> = misses

@@ -392,3 +392,44 @@ fn bench_prints_its_figures_as_json() {
     assert!(min > 0.0 && min <= median && median <= max, "{rate}");
     assert_eq!(value["trace_hash"].as_str().map(str::len), Some(16));
 }
+
+#[test]
+fn every_cgroup_reports_its_cpu_usage() {
+    let (ok, stdout, stderr) = schedlab(&[
+        "run",
+        "cgroup-weights",
+        "--set",
+        "duration_ms=100",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let usage = summary["bandwidth"]["usage"]
+        .as_array()
+        .expect("usage rows");
+    let by_group: Vec<(&str, u64)> = usage
+        .iter()
+        .map(|row| {
+            (
+                row["group"].as_str().unwrap(),
+                row["usage_usec"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_group.iter().map(|(group, _)| *group).collect::<Vec<_>>(),
+        ["/batch", "/web"]
+    );
+    // Neither group has a quota, and both ran; together they had at most the machine.
+    assert!(
+        summary["bandwidth"]["cpu_stat"].is_null(),
+        "{}",
+        summary["bandwidth"]
+    );
+    assert!(by_group.iter().all(|(_, usec)| *usec > 0), "{by_group:?}");
+    let total: u64 = by_group.iter().map(|(_, usec)| usec).sum();
+    assert!(total <= 8 * 100_000, "{total} us on 8 CPUs in 100 ms");
+    let (ok, stdout, _) = schedlab(&["run", "cgroup-weights", "--set", "duration_ms=100"]);
+    assert!(ok);
+    assert!(stdout.contains("cpu.stat usage_usec: /batch "), "{stdout}");
+}
