@@ -21,6 +21,9 @@ test('clicking a wakeup in the event log explains its CPU choice in the Inspecto
   const inspector = page.getByRole('region', { name: 'Inspector' });
   await expect(inspector.getByTestId('chosen-cpu')).toContainText(`CPU ${target} chosen`);
   await expect(row).toHaveAttribute('aria-pressed', 'true');
+  // Open, it scrolls within itself, with a shade at an edge that has more beyond it
+  // (covers that travel with the content, shades that stay with the box).
+  expect(await inspector.evaluate((element) => getComputedStyle(element).backgroundAttachment)).toBe('local, local, scroll, scroll');
   // At least one CPU inspected, shown as a chip with what it was.
   const inspected = inspector.getByRole('list', { name: /^CPUs step \d+ inspected, in order$/ }).getByRole('listitem');
   expect(await inspected.count()).toBeGreaterThan(0);
