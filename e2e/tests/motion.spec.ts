@@ -34,3 +34,23 @@ test('playing, task moves animate on the machine, coloured by distance and fadin
   await page.waitForTimeout(300);
   expect(await machine.locator('g.motion').count()).toBe(before);
 });
+
+test('the note of moves not drawn comes and goes beside the title, and the drawing does not move', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('combobox', { name: 'Scenario' }).selectOption('shared-runq-hackbench-7950x');
+  await waitIdle(page);
+  const machine = page.locator('svg[data-testid="machine"]');
+  const note = page.getByTestId('motion-more');
+  // One step first: the hint shown at time 0 goes then.
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await waitIdle(page);
+  await expect(note).toHaveText('');
+  const before = await machine.boundingBox();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+  // hackbench moves far more tasks than are drawn.
+  await expect(note).toHaveText(/^\+[\d,]+ moves not drawn$/, { timeout: 20_000 });
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitIdle(page);
+  await expect(note).toHaveAttribute('title', /not drawn \(the newest are\).*: \d+ /);
+  expect((await machine.boundingBox())?.y).toBe(before?.y);
+});

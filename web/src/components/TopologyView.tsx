@@ -120,6 +120,25 @@ export function TopologyView({
         {run && <span className="run-tag">{run}</span>}
         {loaded ? `${loaded.machine.name}: ${loaded.machine.cpus.length} ${loaded.machine.cpus.length === 1 ? 'CPU' : 'CPUs'}` : 'Machine'}
       </h2>
+      {loaded && (
+        // Always there (empty when every move is drawn): beside the title, or on a line
+        // of its own in Compare's narrow panels, so the drawing never moves as it comes and goes.
+        <p
+          className="motion-more-note"
+          data-testid="motion-more"
+          title={
+            moves && moves.moreTotal > 0
+              ? `Moves in the last span that are not drawn (the newest are)${moves.truncated ? `, of the newest ${formatCount(MAX_KEPT)} moves kept` : ''}: ${DISTANCES.filter(
+                  (distance) => moves.more[distance] > 0,
+                )
+                  .map((distance) => `${moves.more[distance]} ${DISTANCE_LABEL[distance]}`)
+                  .join(', ')}`
+              : undefined
+          }
+        >
+          {moves && moves.moreTotal > 0 ? `+${formatCount(moves.moreTotal)} moves not drawn` : ''}
+        </p>
+      )}
       {loaded && !run && frame?.events === 0 && (
         <p className="start-hint" data-testid="start-hint">
           At time 0 nothing has run yet: press <strong>Play</strong> (space) to watch it, or <strong>Step</strong> (.) to go one scheduler event at a time.
@@ -167,14 +186,7 @@ export function TopologyView({
               <span className="swatch line" style={{ background: DISTANCE_COLOR[distance] }} /> {DISTANCE_LABEL[distance]}
             </li>
           ))}
-          {moves && moves.moreTotal > 0 && (
-            <li data-testid="motion-more" title="Moves in the last span that are not drawn (the newest are), by distance">
-              +{moves.moreTotal} more not drawn{moves.truncated ? ` (of the newest ${formatCount(MAX_KEPT)} moves kept)` : ''}:{' '}
-              {DISTANCES.filter((distance) => moves.more[distance] > 0)
-                .map((distance) => `${moves.more[distance]} ${DISTANCE_LABEL[distance]}`)
-                .join(', ')}
-            </li>
-          )}
+
         </ul>
       )}
       {power && (
