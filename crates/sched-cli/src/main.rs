@@ -470,7 +470,13 @@ fn bench(name: &str, set: &[String], repeat: u32, json: bool) -> Result<(), Stri
         rates.push(events as f64 / seconds.max(1e-9));
     }
     rates.sort_by(|a, b| a.total_cmp(b));
-    let median = rates[rates.len() / 2];
+    // With an even count, the mean of the two middle runs (as `sweep`'s medians).
+    let middle = rates.len() / 2;
+    let median = if rates.len() % 2 == 1 {
+        rates[middle]
+    } else {
+        (rates[middle - 1] + rates[middle]) / 2.0
+    };
     let cpus = Simulator::new(&scenario)
         .map(|sim| sim.topology.n_cpus())
         .unwrap_or(0);

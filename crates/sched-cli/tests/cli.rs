@@ -391,6 +391,25 @@ fn bench_prints_its_figures_as_json() {
     );
     assert!(min > 0.0 && min <= median && median <= max, "{rate}");
     assert_eq!(value["trace_hash"].as_str().map(str::len), Some(16));
+    // Two runs: their median is their mean, not the faster one.
+    let (ok, stdout, stderr) = schedlab(&[
+        "bench",
+        "teaching-small",
+        "--set",
+        "duration_ms=20",
+        "--repeat",
+        "2",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rate = &value["events_per_s"];
+    let (min, median, max) = (
+        rate["min"].as_f64().unwrap(),
+        rate["median"].as_f64().unwrap(),
+        rate["max"].as_f64().unwrap(),
+    );
+    assert!((median - (min + max) / 2.0).abs() <= 1e-6 * max, "{rate}");
 }
 
 #[test]
