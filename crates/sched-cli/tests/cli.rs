@@ -366,50 +366,31 @@ fn the_trace_shows_cfs_throttling_of_a_cgroup_tree() {
         .any(|line| line.contains("schedlab_cfs_unthrottle: cgroup=/")));
 }
 
-#[test]
-fn bench_prints_its_figures_as_json() {
-    let (ok, stdout, stderr) = schedlab(&[
-        "bench",
-        "teaching-small",
-        "--set",
-        "duration_ms=50",
-        "--repeat",
-        "3",
-        "--json",
-    ]);
+/// `schedlab bench teaching-small --json` with `extra` arguments: the JSON, and its
+/// events/s minimum, median and maximum.
+fn bench_json(extra: &[&str]) -> (serde_json::Value, [f64; 3]) {
+    let mut args = vec!["bench", "teaching-small", "--json"];
+    args.extend_from_slice(extra);
+    let (ok, stdout, stderr) = schedlab(&args);
     assert!(ok, "{stderr}");
     let value: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints JSON");
+    let rate = &value["events_per_s"];
+    let figures = ["min", "median", "max"].map(|key| rate[key].as_f64().unwrap());
+    (value, figures)
+}
+
+#[test]
+fn bench_prints_its_figures_as_json() {
+    let (value, [min, median, max]) = bench_json(&["--set", "duration_ms=50", "--repeat", "3"]);
     assert_eq!(value["scenario"], "teaching-small");
     assert_eq!(value["cpus"], 8);
     assert_eq!(value["runs"], 3);
     assert!(value["events"].as_u64().is_some_and(|events| events > 0));
-    let rate = &value["events_per_s"];
-    let (min, median, max) = (
-        rate["min"].as_f64().unwrap(),
-        rate["median"].as_f64().unwrap(),
-        rate["max"].as_f64().unwrap(),
-    );
-    assert!(min > 0.0 && min <= median && median <= max, "{rate}");
+    assert!(min > 0.0 && min <= median && median <= max, "{value}");
     assert_eq!(value["trace_hash"].as_str().map(str::len), Some(16));
     // Two runs: their median is their mean, not the faster one.
-    let (ok, stdout, stderr) = schedlab(&[
-        "bench",
-        "teaching-small",
-        "--set",
-        "duration_ms=20",
-        "--repeat",
-        "2",
-        "--json",
-    ]);
-    assert!(ok, "{stderr}");
-    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let rate = &value["events_per_s"];
-    let (min, median, max) = (
-        rate["min"].as_f64().unwrap(),
-        rate["median"].as_f64().unwrap(),
-        rate["max"].as_f64().unwrap(),
-    );
-    assert!((median - (min + max) / 2.0).abs() <= 1e-6 * max, "{rate}");
+    let (value, [min, median, max]) = bench_json(&["--set", "duration_ms=20", "--repeat", "2"]);
+    assert!((median - (min + max) / 2.0).abs() <= 1e-6 * max, "{value}");
 }
 
 #[test]
