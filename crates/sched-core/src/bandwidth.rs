@@ -213,9 +213,6 @@ pub struct CpuStatCounts {
     pub nr_throttled: u64,
     /// Throttled time summed over the group's cfs_rqs (`cfs_b->throttled_time`).
     pub throttled_ns: u64,
-    /// CPU time of the group's tasks and its descendants' (`usage_usec`), as
-    /// `update_curr()` charges it.
-    pub usage_ns: u64,
 }
 
 /// A group's `cfs_rq` on one CPU: what the bandwidth path needs of it.
@@ -719,10 +716,18 @@ impl Simulator {
     pub(crate) fn bandwidth_summary(&self) -> BandwidthStats {
         let mut stats = self.bandwidth.clone();
         let now = self.now();
+        let n_cpus = self.rqs.len() as u32;
         for (g, tg) in self.groups.iter().enumerate() {
+            // usage_usec: what `update_curr()` charged the group's entities (each
+            // level is charged its subtree's tasks' time), over its CPUs.
+            let usage_ns: u64 = self.group_sched.as_ref().map_or(0, |gs| {
+                (0..n_cpus)
+                    .map(|cpu| gs.se(g as u32, CpuId(cpu)).sum_exec_runtime)
+                    .sum()
+            });
             stats.usage.push(GroupUsage {
                 group: tg.name.clone(),
-                usage_usec: tg.stat.usage_ns / 1_000,
+                usage_usec: usage_ns / 1_000,
             });
             if tg.quota_ns.is_none() {
                 continue;

@@ -447,8 +447,6 @@ impl Simulator {
             entity.sum_exec_runtime += delta;
             entity.vruntime += calc_delta_fair(delta, entity.weight.min(u32::MAX as u64) as u32);
             let curr = entity.on_rq.then_some(entity.vruntime);
-            // cpu.stat's usage_usec: the group's and its descendants' CPU time.
-            self.groups[g as usize].stat.usage_ns += delta;
             group = self.groups[g as usize].parent;
             let idx = gs.rq_index(group, cpu);
             gs.rqs[idx].update_min_vruntime(curr);

@@ -1508,26 +1508,21 @@ impl Parser {
             }
         }
         self.event_counts[kind as usize] += 1;
+        // (CPUs are below MAX_CPUS here: a larger number is refused as its line is read.)
+        let cpu = head.cpu as usize;
+        if self.cpu_last_ts.len() <= cpu {
+            self.cpu_last_ts.resize(cpu + 1, 0);
+        }
         if head.ts_ns < self.max_ts {
             self.report.out_of_order += 1;
             self.first_out_of_order.get_or_insert(line_no);
-            // (CPUs are below MAX_CPUS here: a larger number is refused as its line is read.)
-            let cpu = head.cpu as usize;
-            if self.cpu_last_ts.len() <= cpu {
-                self.cpu_last_ts.resize(cpu + 1, 0);
-            }
             if head.ts_ns < self.cpu_last_ts[cpu] {
                 self.same_cpu_backwards += 1;
                 self.first_same_cpu_backwards
                     .get_or_insert((line_no, head.cpu));
             }
         }
-        if let Some(last) = self.cpu_last_ts.get_mut(head.cpu as usize) {
-            *last = (*last).max(head.ts_ns);
-        } else {
-            self.cpu_last_ts.resize(head.cpu as usize + 1, 0);
-            self.cpu_last_ts[head.cpu as usize] = head.ts_ns;
-        }
+        self.cpu_last_ts[cpu] = self.cpu_last_ts[cpu].max(head.ts_ns);
         self.max_ts = self.max_ts.max(head.ts_ns);
         self.events.push(Event {
             ts_ns: head.ts_ns,
