@@ -32,9 +32,9 @@ pub struct ReplayArgs {
     /// With --resimulate: the simulation's random seed (default 1).
     #[arg(long, requires = "resimulate")]
     pub seed: Option<u64>,
-    /// With --resimulate: also write the derived scenario to FILE, to run, edit or
+    /// With --resimulate: also write the derived scenario to OUT.json, to run, edit or
     /// open in the app.
-    #[arg(long, value_name = "FILE", requires = "resimulate")]
+    #[arg(long, value_name = "OUT.json", requires = "resimulate")]
     pub save_scenario: Option<std::path::PathBuf>,
 }
 

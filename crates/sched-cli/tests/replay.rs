@@ -440,3 +440,27 @@ fn the_text_report_says_how_many_samples_its_latencies_stand_on() {
     );
     assert!(!stdout.contains("\t99.0th"), "{stdout}");
 }
+
+#[test]
+fn save_scenario_without_resimulate_names_the_missing_flag_and_each_argument_once() {
+    let (ok, _, stderr) = schedlab(
+        &[
+            "replay",
+            "--save-scenario",
+            "out.json",
+            &fixture("ftrace_current.txt"),
+        ],
+        None,
+    );
+    assert!(!ok);
+    assert!(stderr.contains("--resimulate"), "{stderr}");
+    // The usage line names the output and the log apart: "<OUT.json> <FILE>".
+    let usage = stderr
+        .lines()
+        .find(|line| line.starts_with("Usage:"))
+        .unwrap_or_else(|| panic!("no usage line: {stderr}"));
+    assert!(
+        usage.contains("--save-scenario <OUT.json> <FILE>"),
+        "{usage}"
+    );
+}

@@ -376,6 +376,36 @@ fn ftrace_dump_on_the_console() {
 }
 
 #[test]
+fn a_stack_trace_entry_of_the_idle_task_is_a_stack_trace_not_markup() {
+    // The `stacktrace` option's entry has a head like any event's; `<idle>-0` starts
+    // it with `<` and `<stack trace>` ends it with `>`, as an HTML tag would.
+    let head = "          <idle>-0     [004] d..2  4000.100030: <stack trace>\n => __schedule\n => schedule_idle\n";
+    let switch = "          <idle>-0     [004] d..2  4000.100040: sched_switch: prev_comm=swapper/4 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=7 next_prio=120\n";
+    let plain = parse(&format!("{head}{switch}"));
+    assert_eq!(skipped(&plain.report), vec![("stack_trace", 3)]);
+    assert_eq!(
+        plain.report.skipped[&SkipReason::StackTrace].first_lines,
+        vec![1, 2, 3]
+    );
+
+    // Inside a systrace page's trace data too.
+    let html = fixture_text("systrace.html").replace(
+        "    Binder:612_3-1490  (  612)",
+        "          <idle>-0     (-----) [004] d..2  4000.100030: <stack trace>\n => __schedule\n    Binder:612_3-1490  (  612)",
+    );
+    let report = parse(&html).report;
+    assert_eq!(
+        skipped(&report),
+        vec![
+            ("header", 4),
+            ("stack_trace", 2),
+            ("marker", 1),
+            ("markup", 17)
+        ]
+    );
+}
+
+#[test]
 fn systrace_html_and_legacy() {
     let parsed = fixture("systrace.html");
     let report = &parsed.report;

@@ -1658,6 +1658,12 @@ fn truncated(text: &str, chars: usize) -> String {
 
 /// What an unparsed line is, for the skip counts.
 fn classify_other(trimmed: &str, dmesg: bool) -> SkipReason {
+    // The head of a stack trace (`<idle>-0 [004] d..2 12.5: <stack trace>`): the
+    // `stacktrace` option's entry, whose ` => frame` lines follow. A task named
+    // `<idle>` must not make it HTML markup.
+    if trimmed.ends_with("<stack trace>") || trimmed.ends_with("<user stack trace>") {
+        return SkipReason::StackTrace;
+    }
     if trimmed.contains(" <-") {
         return SkipReason::FunctionTracer;
     }
