@@ -411,13 +411,6 @@ pub struct CacheMisses {
     pub lines: std::collections::BTreeMap<String, u32>,
 }
 
-/// Which array a structure's lines are in.
-#[derive(Clone, Copy)]
-enum Lines {
-    Task,
-    Cpu(CpuId),
-}
-
 /// The per-run state of the model.
 #[derive(Clone, Debug)]
 pub struct LayoutModel {
@@ -532,30 +525,57 @@ impl LayoutModel {
         *block as usize * (self.se_stride + self.rq_stride)
     }
 
-    /// Where the lines of an entity on `cpu` are.
-    fn se_lines(&mut self, se: Se, cpu: CpuId) -> (Lines, usize) {
-        match se {
-            Se::Task(task) => (Lines::Task, task.0 as usize * self.se_stride),
-            Se::Group(group) => (Lines::Cpu(cpu), self.block(cpu, group as usize + 1)),
-        }
-    }
-
-    /// Where the lines of a cfs_rq on `cpu` are.
-    fn rq_lines(&mut self, rq: Rq, cpu: CpuId) -> (Lines, usize) {
-        let slot = match rq {
+    /// `by` touches, for `op`, the entity `se` (if any) and the cfs_rq `rq` of
+    /// `cpu`: returns the misses and, of those, the lines another CPU held last.
+    #[inline]
+    fn touch(&mut self, op: StructOp, by: CpuId, cpu: CpuId, se: Option<Se>, rq: Rq) -> (u64, u64) {
+        let plan = self.plans[op as usize];
+        let (se_len, rq_len) = (self.se_stride, self.rq_stride);
+        let rq_slot = match rq {
             Rq::Root => 0,
             Rq::Group(group) => group as usize + 1,
         };
-        (Lines::Cpu(cpu), self.block(cpu, slot) + self.se_stride)
-    }
-
-    /// The `len` lines from `base` of the array `lines` names.
-    #[inline]
-    fn lines_mut(&mut self, lines: Lines, base: usize, len: usize) -> &mut [u64] {
-        match lines {
-            Lines::Task => &mut self.task_lines[base..base + len],
-            Lines::Cpu(cpu) => &mut self.cpu_lines[cpu.0 as usize][base..base + len],
+        let rq_base = self.block(cpu, rq_slot) + se_len;
+        // A task's entity is in `task_lines`; a group's, beside its cfs_rq, in the CPU's.
+        let se_at = match se {
+            None => None,
+            Some(Se::Task(task)) => Some((true, task.0 as usize * se_len)),
+            Some(Se::Group(group)) => Some((false, self.block(cpu, group as usize + 1))),
+        };
+        let mut clock = CpuClock {
+            owner: (by.0 as u64 + 1) << STAMP_BITS,
+            clock: self.clocks[by.0 as usize],
+            capacity: self.capacity,
+        };
+        let start = clock.clock;
+        let (mut misses, mut remote) = (0, 0);
+        let cpu_lines = &mut self.cpu_lines[cpu.0 as usize];
+        for part in &plan.parts[..plan.len] {
+            self.calls[part.slot] += 1;
+            let counts = &mut self.misses[part.slot];
+            if let Some((is_task, base)) = se_at {
+                let lines = if is_task {
+                    &mut self.task_lines[base..base + se_len]
+                } else {
+                    &mut cpu_lines[base..base + se_len]
+                };
+                let m = touch_lines(lines, part.se, &mut clock, &mut remote);
+                counts[0] += m;
+                misses += m;
+            }
+            let m = touch_lines(
+                &mut cpu_lines[rq_base..rq_base + rq_len],
+                part.rq,
+                &mut clock,
+                &mut remote,
+            );
+            counts[1] += m;
+            misses += m;
         }
+        self.accesses += clock.clock - start;
+        self.clocks[by.0 as usize] = clock.clock;
+        self.remote += remote;
+        (misses, remote)
     }
 
     /// A task starts on `cpu`: its footprint pushes the kernel's lines towards
@@ -612,9 +632,13 @@ fn touch_lines(lines: &mut [u64], mut mask: u64, cpu: &mut CpuClock, remote: &mu
         mask &= mask - 1;
         cpu.clock += 1;
         let slot = &mut lines[line];
-        let held = *slot & !STAMP_MASK;
-        if held != cpu.owner || cpu.clock - (*slot & STAMP_MASK) > cpu.capacity {
+        // One comparison for both tests: a line this CPU holds leaves its stamp, and
+        // the clock less the stamp is how many lines came after it here; a line held
+        // elsewhere (or never touched) leaves owner bits, and the difference wraps
+        // to more than any capacity (clocks stay below 2^48).
+        if cpu.clock.wrapping_sub(*slot ^ cpu.owner) > cpu.capacity {
             misses += 1;
+            let held = *slot & !STAMP_MASK;
             *remote += u64::from(held != 0 && held != cpu.owner);
         }
         *slot = cpu.owner | (cpu.clock & STAMP_MASK);
@@ -662,33 +686,7 @@ impl Simulator {
         let Some(model) = self.layout_model.as_mut() else {
             return;
         };
-        let plan = model.plans[op as usize];
-        let se_at = se.map(|se| model.se_lines(se, cpu));
-        let rq_at = model.rq_lines(rq, cpu);
-        let (se_len, rq_len) = (model.se_stride, model.rq_stride);
-        let mut clock = CpuClock {
-            owner: (by.0 as u64 + 1) << STAMP_BITS,
-            clock: model.clocks[by.0 as usize],
-            capacity: model.capacity,
-        };
-        let start = clock.clock;
-        let (mut misses, mut remote) = (0, 0);
-        for part in &plan.parts[..plan.len] {
-            model.calls[part.slot] += 1;
-            if let Some((array, base)) = se_at {
-                let lines = model.lines_mut(array, base, se_len);
-                let m = touch_lines(lines, part.se, &mut clock, &mut remote);
-                model.misses[part.slot][0] += m;
-                misses += m;
-            }
-            let lines = model.lines_mut(rq_at.0, rq_at.1, rq_len);
-            let m = touch_lines(lines, part.rq, &mut clock, &mut remote);
-            model.misses[part.slot][1] += m;
-            misses += m;
-        }
-        model.accesses += clock.clock - start;
-        model.clocks[by.0 as usize] = clock.clock;
-        model.remote += remote;
+        let (misses, remote) = model.touch(op, by, cpu, se, rq);
         if misses > 0 {
             let per_line = |ns_per_mib: u64| ns_per_mib * LINE_BYTES as u64 / (1 << 20);
             let ns = (misses - remote) * per_line(self.costs.refill_llc_ns_per_mib)
