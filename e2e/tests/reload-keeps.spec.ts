@@ -85,3 +85,22 @@ test('a pasted log, the sweep\'s fields and a set-aside edit are kept across a r
   await waitIdle(page);
   await expect(sweep.getByRole('textbox', { name: 'Vary' })).toHaveValue(suggested);
 });
+
+test('a link opened in a new page sets the last session\'s unapplied edit aside instead of losing it', async ({ page }) => {
+  await openApp(page);
+  const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
+  const edited = (await editor.inputValue()).replace('"seed": 42', '"seed": 44');
+  await editor.fill(edited);
+
+  await page.goto('about:blank');
+  await page.goto('/#v=1&scenario=hackbench-7950x');
+  await waitIdle(page);
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('hackbench-7950x');
+  const note = page.getByRole('status').filter({ hasText: 'Your unapplied edit of teaching-small was set aside' });
+  await expect(note).toBeVisible();
+  // Kept through a reload too, until put back.
+  await page.reload();
+  await waitIdle(page);
+  await note.getByRole('button', { name: 'Put it back in the editor' }).click();
+  await expect(editor).toHaveValue(edited);
+});

@@ -131,3 +131,31 @@ test('a corrupt or outdated link says what was wrong and where, and opens the de
   await expect(garbageNotice).not.toContainText('Everything else was restored');
   await garbage.context().close();
 });
+
+test('a link too long for a browser to open is refused with a reason, not copied', async ({ page }) => {
+  await openApp(page);
+  const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
+  // An incompressible description of 2.4 M characters, set at once (typing it would take minutes).
+  await editor.evaluate((element: HTMLTextAreaElement) => {
+    // xorshift32: random enough that compression cannot shrink it much.
+    let state = 2463534242;
+    const chars: string[] = [];
+    for (let i = 0; i < 2_400_000; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      state >>>= 0;
+      chars.push(String.fromCharCode(35 + (state % 57)));
+    }
+    const scenario = JSON.parse(element.value) as Record<string, unknown>;
+    scenario.description = chars.join('');
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set;
+    setter?.call(element, JSON.stringify(scenario, null, 2));
+    element.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await waitIdle(page);
+  await page.getByRole('button', { name: 'Share link' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: /This run's link would be \d+\.\d MB, longer than a browser opens/ })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Link copied' })).toHaveCount(0);
+});

@@ -9,7 +9,7 @@ import { createRunFigures } from './store/runFigures';
 import { createCompareSession } from './store/compareSession';
 import { DEFAULT_SCENARIO, SHARE_CONTEXT } from './components/shareContext';
 import { decodeShareHash, loadTarget } from './store/share';
-import { keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, type DraftFields, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
+import { keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, unappliedKeptEdit, type DraftFields, type KeepStorage, type KeptFields, type StartupPlan } from './store/keep';
 import type { DrawStats } from './render/timeline';
 import type { PolicyOverrides } from './store/policy';
 import './styles.css';
@@ -207,12 +207,17 @@ function keepSession(storage: KeepStorage) {
 async function start() {
   const storage = keepStorage();
   const link = await linkInAddress();
-  const kept = link?.hasState || !storage ? undefined : loadSession(storage, SHARE_CONTEXT);
+  const saved = storage ? loadSession(storage, SHARE_CONTEXT) : undefined;
+  const kept = link?.hasState ? undefined : saved;
   // What was typed in the panels comes back whatever opens (a link too).
   const typed = storage ? loadDrafts(storage) : undefined;
   if (typed) store.set({ drafts: typed.drafts });
   await open(startupPlan(link, kept, SHARE_CONTEXT));
-  if (typed?.setAsideEdit) store.set({ setAsideEdit: typed.setAsideEdit });
+  // A link opened in a new tab replaces the last session: an edit it had not applied is
+  // set aside, as a link pasted into an open tab sets it aside, not lost.
+  const replaced = link?.hasState ? unappliedKeptEdit(saved, SHARE_CONTEXT) : undefined;
+  const aside = replaced ?? typed?.setAsideEdit;
+  if (aside) store.set({ setAsideEdit: aside });
   // Kept from here on: what the start-up itself loaded is not a change of the user's.
   if (storage) keepSession(storage);
   // A share link pasted into this tab's address bar changes only the hash.

@@ -63,12 +63,19 @@ pub fn check_scenario(text: &str) -> String {
 
 /// Plans a sweep as `schedlab sweep` does: `vary` is a JSON list of `PATH=VALUES`
 /// strings (the CLI's `--vary` grammar, the first varying slowest), `seeds` its
-/// `--seeds` (`1..5`, `1,7,9`). Every point is built and checked before anything
+/// `--seeds` (`1..5`, `1,7,9`). A sweep of more than `max_runs` runs is refused before
+/// any point is built; otherwise every point is built and checked before anything
 /// runs. Returns `{"seeds": [...], "points": [{"index", "set": {path: value}, "label",
-/// "scenario": {...}}]}`, each point's scenario as JSON ready for
-/// [`run_summary`]; throws one message naming each problem.
+/// "scenario": {...}}]}`, each point's scenario as JSON ready for [`run_summary`] (a
+/// point the model refuses also has `"refused"`, its message); throws one message
+/// naming each problem.
 #[wasm_bindgen]
-pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String, JsValue> {
+pub fn sweep_plan(
+    scenario_text: &str,
+    vary: &str,
+    seeds: &str,
+    max_runs: f64,
+) -> Result<String, JsValue> {
     use sched_scenario::sweep;
     let fail = |message: String| JsValue::from_str(&message);
     let flags: Vec<String> = serde_json::from_str(vary).map_err(|err| {
@@ -114,17 +121,50 @@ pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String
     if !vary_ok {
         return Err(fail(problems.join("\n")));
     }
-    let count = sweep::point_count(&flags)
-        .filter(|count| count.saturating_mul(seeds.len().max(1) as u64) <= sweep::MAX_RUNS)
-        .ok_or_else(|| fail(format!("the sweep has more than {} runs", sweep::MAX_RUNS)))?;
+    // The limit first: a sweep of a hundred thousand points is refused at once, not
+    // after each point was built and checked.
+    let count = sweep::point_count(&flags);
+    let runs = count.map(|count| count.saturating_mul(seeds.len().max(1) as u64));
+    let limit = max_runs.clamp(0.0, sweep::MAX_RUNS as f64) as u64;
+    match (count, runs) {
+        (Some(count), Some(runs)) if runs <= limit => {
+            plan_points(&base, &flags, count, &seeds, problems).map_err(fail)
+        }
+        (Some(count), Some(runs)) => {
+            let plural = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+            Err(fail(format!(
+                "the sweep has {runs} runs ({} x {}); the app runs at most {limit}: use schedlab sweep for more",
+                plural(count, "point"),
+                plural(seeds.len() as u64, "seed")
+            )))
+        }
+        _ => Err(fail(format!(
+            "the sweep has more than {} points; the app runs at most {limit} runs: use schedlab sweep for more",
+            sweep::MAX_RUNS
+        ))),
+    }
+}
+
+/// Builds each point of a sweep within the limit. A point whose settings make a
+/// scenario the model refuses keeps its unchecked JSON and the model's message
+/// (`"refused"`): the sweep worker checks it against the schema, whose message is
+/// the CLI's (`must be at least 1, got -5`), and says the model's otherwise.
+fn plan_points(
+    base: &serde_json::Value,
+    flags: &[sched_scenario::sweep::Vary],
+    count: u64,
+    seeds: &[u64],
+    mut problems: Vec<String>,
+) -> Result<String, String> {
+    use sched_scenario::sweep;
     let mut points = Vec::new();
     for index in 0..count {
-        match sweep::point_scenario(&base, &flags, index) {
+        match sweep::point_scenario(base, flags, index) {
             Ok(point) => {
                 let set: serde_json::Map<String, serde_json::Value> =
                     point.typed.into_iter().collect();
                 let scenario =
-                    serde_json::to_value(&point.scenario).map_err(|err| fail(err.to_string()))?;
+                    serde_json::to_value(&point.scenario).map_err(|err| err.to_string())?;
                 // How the CLI names the point in a problem (the schema check is the
                 // sweep worker's: this build has no JSON Schema validator).
                 let label: Vec<String> = point
@@ -134,17 +174,26 @@ pub fn sweep_plan(scenario_text: &str, vary: &str, seeds: &str) -> Result<String
                     .collect();
                 points.push(json!({ "index": index, "set": set, "label": label.join(" "), "scenario": scenario }));
             }
-            Err(message) => {
-                for line in message.lines() {
-                    if !problems.iter().any(|seen| seen == line) {
-                        problems.push(line.to_string());
+            Err(message) => match sweep::point_value(base, flags, index) {
+                Ok((settings, _, raw)) => {
+                    let label: Vec<String> = settings
+                        .iter()
+                        .map(|(path, value)| sweep::assignment(path, value))
+                        .collect();
+                    points.push(json!({ "index": index, "set": {}, "label": label.join(" "), "scenario": raw, "refused": message }));
+                }
+                Err(message) => {
+                    for line in message.lines() {
+                        if !problems.iter().any(|seen| seen == line) {
+                            problems.push(line.to_string());
+                        }
                     }
                 }
-            }
+            },
         }
     }
     if !problems.is_empty() {
-        return Err(fail(problems.join("\n")));
+        return Err(problems.join("\n"));
     }
     Ok(json!({ "seeds": seeds, "points": points }).to_string())
 }

@@ -19,3 +19,18 @@ export function distinctLabels(labels: readonly string[]): string[] {
     return `${label} (${nth})`;
   });
 }
+
+/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
+export function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (rows[i]?.[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      const row = rows[i];
+      if (row) row[j] = best;
+    }
+  }
+  return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
+}

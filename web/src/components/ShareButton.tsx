@@ -8,8 +8,12 @@ import type { CompareSession } from '../store/compareSession';
 /** How long "Link copied" stays up. */
 const COPIED_MS = 6_000;
 
+/** Chromium opens no address longer than 2 MiB (and other browsers less): a longer link is refused here. */
+export const MAX_LINK_CHARS = 2_000_000;
+
 type ShareState =
   | { readonly kind: 'closed' }
+  | { readonly kind: 'too-long'; readonly chars: number }
   | { readonly kind: 'copied'; readonly url: string }
   | { readonly kind: 'manual'; readonly url: string; readonly why: string };
 
@@ -38,6 +42,10 @@ export function ShareButton({ store, compare }: { store: AppStore; compare?: Com
     const session = side ? { ...found, compare: side.store.get().policyOverrides } : found;
     const hash = await encodeShareHash(session, SHARE_CONTEXT.speeds);
     const url = `${location.origin}${location.pathname}${location.search}${hash}`;
+    if (url.length > MAX_LINK_CHARS) {
+      setShare({ kind: 'too-long', chars: url.length });
+      return;
+    }
     if (!navigator.clipboard?.writeText) {
       setShare({ kind: 'manual', url, why: 'This browser gives the page no clipboard.' });
       return;
@@ -68,6 +76,17 @@ export function ShareButton({ store, compare }: { store: AppStore; compare?: Com
         <p className="share-popover share-copied" role="status">
           Link copied to the clipboard.
         </p>
+      )}
+      {share.kind === 'too-long' && (
+        <div className="share-popover" role="alert">
+          <p>
+            This run&apos;s link would be {(share.chars / 1e6).toFixed(1)} MB, longer than a browser opens (about 2 MB): its scenario text is too large
+            for a link. Share the text of the Scenario JSON editor as a file instead.
+          </p>
+          <button type="button" onClick={() => setShare({ kind: 'closed' })}>
+            Close
+          </button>
+        </div>
       )}
       {share.kind === 'manual' && (
         <div

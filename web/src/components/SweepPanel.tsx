@@ -3,7 +3,7 @@ import type { AppStore } from '../store/app';
 import type { SweepRunner } from '../engine/sweepClient';
 import type { ScenarioProblem } from '../engine/protocol';
 import type { SweepResult } from '../engine/sweepProtocol';
-import { runText } from '../store/controller';
+import { runText } from '../store/policy';
 import {
   defaultXPath,
   MAX_BROWSER_RUNS,

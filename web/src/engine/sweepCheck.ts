@@ -9,7 +9,14 @@ import { formatProblem, schemaProblems } from './validate';
 /** What `sweep_plan` answers. */
 export interface Plan {
   readonly seeds: readonly number[];
-  readonly points: readonly { readonly index: number; readonly set: Record<string, unknown>; readonly label: string; readonly scenario: unknown }[];
+  readonly points: readonly {
+    readonly index: number;
+    readonly set: Record<string, unknown>;
+    readonly label: string;
+    readonly scenario: unknown;
+    /** The model's message for a point it refused (`scenario` is then the unchecked JSON). */
+    readonly refused?: string;
+  }[];
 }
 
 /**
@@ -18,12 +25,13 @@ export interface Plan {
  * CLI words them, each said once.
  */
 export function pointProblems(plan: Plan): string[] {
-  const problems: string[] = [];
+  const problems = new Set<string>();
   for (const point of plan.points) {
     const found = schemaProblems(point.scenario);
-    if (found.length === 0) continue;
-    const line = `point ${point.index} (${point.label}): ${found.map(formatProblem).join('; ')}`;
-    if (!problems.includes(line)) problems.push(line);
+    // A point the model refused says the schema's problem when there is one (as the
+    // CLI, which checks the schema first), and the model's otherwise.
+    if (found.length === 0 && point.refused === undefined) continue;
+    problems.add(found.length > 0 ? `point ${point.index} (${point.label}): ${found.map(formatProblem).join('; ')}` : point.refused ?? '');
   }
-  return problems;
+  return [...problems];
 }

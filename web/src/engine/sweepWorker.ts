@@ -25,19 +25,14 @@ const sweeper = {
     await ready;
     let plan: Plan;
     try {
-      plan = JSON.parse(sweep_plan(request.scenarioText, JSON.stringify(request.vary), request.seeds)) as Plan;
+      plan = JSON.parse(sweep_plan(request.scenarioText, JSON.stringify(request.vary), request.seeds, request.maxRuns)) as Plan;
     } catch (error) {
       return { ok: false, problems: message(error).split('\n') };
     }
     const problems = pointProblems(plan);
     if (problems.length > 0) return { ok: false, problems };
+    // Within `maxRuns`: `sweep_plan` refused a larger sweep before building its points.
     const total = plan.points.length * plan.seeds.length;
-    if (total > request.maxRuns) {
-      return {
-        ok: false,
-        problems: [`the sweep has ${total} runs (${plan.points.length} points x ${plan.seeds.length} seeds); the app runs at most ${request.maxRuns}: use schedlab sweep for more`],
-      };
-    }
     const points: SweepPoint[] = [];
     let done = 0;
     onProgress({ done, total });

@@ -78,6 +78,21 @@ describe('a syntax error', () => {
     expect(message).not.toContain('position');
   });
 
+  it('says where a token the browser names no position for is, and what is wrong with it', () => {
+    const messageOf = (text: string) => {
+      const parsed = parseScenarioText(text);
+      return 'problems' in parsed ? parsed.problems[0]?.message : undefined;
+    };
+    const text = (seed: string) => `{\n  "title": "t",\n  "seed": ${seed},\n  "duration_ms": 10\n}\n`;
+    expect(messageOf(text('NaN'))).toBe(
+      'not valid JSON: `NaN` is not a JSON value (its words are true, false and null, and text goes in double quotes), at line 3, column 11',
+    );
+    expect(messageOf(text('tru'))).toMatch(/^not valid JSON: `tru` is not a JSON value .*, at line 3, column 11$/);
+    expect(messageOf(text('.5'))).toBe('not valid JSON: unexpected `.` here, at line 3, column 11');
+    expect(messageOf(`// a comment\n${text('1')}`)).toBe('not valid JSON: a comment, which JSON does not allow, at line 1, column 1');
+    expect(messageOf(`\ufeff${text('1')}`)).toBe('not valid JSON: a byte-order mark (U+FEFF), which JSON does not allow, at line 1, column 1');
+  });
+
   it('says that an empty text is empty, and where a text that ends too soon ends', () => {
     const messageOf = (text: string) => {
       const parsed = parseScenarioText(text);

@@ -7,8 +7,8 @@ import type { ErrorObject } from 'ajv/dist/2020';
 import validateScenario from 'virtual:scenario-validator';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
-import { fieldSuggestions } from '../store/completion';
-import { lineColumnOf } from '../base/text';
+import { fieldSuggestions, syntaxErrorOffset } from '../store/completion';
+import { editDistance, lineColumnOf } from '../base/text';
 
 /** The committed scenario schema: the Policy panel builds its controls from it. */
 export const scenarioSchema: unknown = schema;
@@ -225,21 +225,6 @@ export function fieldBelongs(field: string, object: string): string | undefined 
   return `in ${best.map((step, at) => (at < kept ? (steps[at] ?? step) : step)).join('.')}`;
 }
 
-/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (rows[i]?.[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
-      const row = rows[i];
-      if (row) row[j] = best;
-    }
-  }
-  return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
-}
-
 /**
  * The fields the schema allows in the object at `pointer` of `root` (its form
  * chosen by its tag, as the editor's completion chooses it).
@@ -291,12 +276,37 @@ export function parseScenarioText(text: string): { value: unknown } | { problems
  */
 function syntaxMessage(text: string, message: string): string {
   const match = /position (\d+)/.exec(message);
-  if (!match) return endMessage(text) ?? message;
+  if (!match) return unplacedMessage(text, message);
   const position = Math.min(Number(match[1]), text.length);
   const bare = message.replace(/\s*(in JSON )?at position \d+(\s*\(line \d+ column \d+\))?/, '');
   const { line, column } = lineColumnOf(text, position);
   const missingComma = /^Expected ','/.test(bare) && line > 1 && text.slice(position - column + 1, position).trim() === '';
   return `${bare}, at line ${line}, column ${column}${missingComma ? ' (a comma missing at the end of the line before?)' : ''}`;
+}
+
+/**
+ * A syntax error whose message gives no position (the browser's `Unexpected token
+ * 'N', ..."seed": NaN..." names none): found by scanning the text, and said in words
+ * with its line and column; at the end of the text, that the text ends too soon.
+ */
+function unplacedMessage(text: string, message: string): string {
+  const offset = syntaxErrorOffset(text);
+  if (offset === undefined) return message;
+  if (offset >= text.trimEnd().length) return endMessage(text) ?? message;
+  const { line, column } = lineColumnOf(text, offset);
+  return `${unexpected(text, offset)}, at line ${line}, column ${column}`;
+}
+
+/** What JSON does not allow at `offset`, in words. */
+function unexpected(text: string, offset: number): string {
+  if (text[offset] === '\ufeff') return 'a byte-order mark (U+FEFF), which JSON does not allow';
+  if (text.startsWith('//', offset) || text.startsWith('/*', offset)) return 'a comment, which JSON does not allow';
+  const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(offset))?.[0];
+  if (word !== undefined) {
+    return `\`${word.slice(0, 24)}\` is not a JSON value (its words are true, false and null, and text goes in double quotes)`;
+  }
+  const char = text[offset] ?? '';
+  return `unexpected \`${char}\` here`;
 }
 
 /**

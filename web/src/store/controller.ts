@@ -10,7 +10,7 @@ import { isEngineFailure } from '../engine/failure';
 import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpenResult, LogProgress, ScenarioProblem, TraceLine } from '../engine/protocol';
 import { appendTrace, SPEEDS, type AppState, type AppStore, type CatchUp, type EngineTrouble, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
-import { NO_OVERRIDES, parseScenarioValue, withOverrides, type PolicyOverrides } from './policy';
+import { NO_OVERRIDES, runText, type PolicyOverrides } from './policy';
 import { perShardContention, shardLockContention } from './shards';
 import { FOLLOW_VIEW, SliceStore, type SliceMark, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
@@ -193,12 +193,6 @@ function editedName(id: string): string {
   return id === 'custom' ? 'the edited scenario' : id === 'log' ? "the log's scenario" : id;
 }
 
-/** The scenario text a run with these overrides loads (the file's own text when there are none). */
-export function runText(fileText: string, overrides: PolicyOverrides): string | undefined {
-  if (Object.keys(overrides).length === 0) return fileText;
-  const value = parseScenarioValue(fileText);
-  return value === undefined ? undefined : JSON.stringify(withOverrides(value, overrides), null, 2);
-}
 
 /** The page's stores at an engine snapshot (see `marks` in `createController`). */
 interface RunMark {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { allControls, policyGroups } from './policy';
 import { scenarioSchema } from '../engine/validate';
-import { DRAFTS_KEY, KEEP_KEY, KEEP_TEXT_MAX, keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, tooLongToKeep, type KeepStorage, type KeptFields } from './keep';
+import { DRAFTS_KEY, KEEP_KEY, KEEP_TEXT_MAX, keptSession, loadDrafts, loadSession, sameKept, saveDrafts, saveSession, startupPlan, tooLongToKeep, unappliedKeptEdit, type KeepStorage, type KeptFields } from './keep';
 import { NO_DRAFTS } from './app';
 import { decodeShareHash, type ShareContext } from './share';
 
@@ -155,6 +155,25 @@ describe('keeping the session', () => {
     const fresh = startupPlan(undefined, undefined, context);
     expect(fresh.from).toBe('default');
     expect(fresh.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
+  });
+
+  it('names the edit a link opened in a new tab would replace, and only an unapplied one', () => {
+    const restore = (fields: KeptFields) => {
+      const storage = memoryStorage();
+      const kept = keptSession(fields, context);
+      if (kept) saveSession(storage, kept);
+      return loadSession(storage, context);
+    };
+    // The file as it is, and the file with the session's overrides applied, are no edits.
+    expect(unappliedKeptEdit(restore({ ...hackbench, policyOverrides: {} }), context)).toBeUndefined();
+    const applied = JSON.stringify({ ...JSON.parse(text('hackbench-7950x')), policy: { wake_affine: { enabled: false } } }, null, 2);
+    expect(unappliedKeptEdit(restore({ ...hackbench, scenarioText: applied }), context)).toBeUndefined();
+    expect(unappliedKeptEdit(restore({ ...hackbench, scenarioText: '  ' }), context)).toBeUndefined();
+    expect(unappliedKeptEdit(undefined, context)).toBeUndefined();
+    // A typed edit, even one that does not parse, is named by its scenario.
+    expect(unappliedKeptEdit(restore({ ...hackbench, scenarioText: '{ "title": "mine' }), context)).toEqual({ from: 'hackbench-7950x', text: '{ "title": "mine' });
+    const custom: KeptFields = { ...hackbench, scenarioId: 'custom', fileText: '{"title": "x"}', scenarioText: '{"title": "y"}', policyOverrides: {} };
+    expect(unappliedKeptEdit(restore(custom), context)).toEqual({ from: 'the edited scenario', text: '{"title": "y"}' });
   });
 
   it('writes only when a kept field changed', () => {

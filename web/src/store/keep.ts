@@ -9,7 +9,7 @@
 import type { ScenarioProblem } from '../engine/protocol';
 import { defaultSession, readOverrides, sourceOf, type DecodedLink, type SessionState, type ShareContext, type ScenarioSource } from './share';
 import { NO_DRAFTS, type AppState, type Drafts } from './app';
-import type { PolicyOverrides } from './policy';
+import { runText, type PolicyOverrides } from './policy';
 
 export const KEEP_KEY = 'schedlab.session';
 /** Bumped when the saved shape changes; an older shape is read as far as it fits. */
@@ -143,6 +143,21 @@ export function startupPlan(link: DecodedLink | undefined, kept: RestoredSession
   if (link?.hasState) return { from: 'link', state: link.state, editorText: undefined, problems: link.problems };
   if (kept) return { from: 'kept', state: kept.state, editorText: kept.editorText, problems: kept.problems };
   return { from: 'default', state: defaultSession(context), editorText: undefined, problems: [] };
+}
+
+/**
+ * The edit a kept session had not applied, which a link with state is about to replace:
+ * its editor text when that is neither the scenario's file nor the run it had loaded
+ * (the file with the session's overrides), with the name the set-aside note gives it.
+ * A link pasted into an open tab sets the same edit aside (`controller.restore`).
+ */
+export function unappliedKeptEdit(kept: RestoredSession | undefined, context: ShareContext): { from: string; text: string } | undefined {
+  const text = kept?.editorText;
+  if (kept === undefined || text === undefined || text.trim() === '') return undefined;
+  const source = kept.state.scenario;
+  const fileText = source.kind === 'text' ? source.text : context.scenarios.find((candidate) => candidate.id === source.id)?.text;
+  if (fileText !== undefined && (text === fileText || text === runText(fileText, kept.state.overrides))) return undefined;
+  return { from: source.kind === 'text' ? 'the edited scenario' : source.id, text };
 }
 
 /** Whether two kept sessions are the same (so an unchanged state is not written again). */

@@ -18,8 +18,8 @@ import {
   withOverrides,
   type JsonValue,
   type PolicyControl,
+  runText,
 } from './policy';
-import { runText } from './controller';
 import { formatProblem, scenarioSchema, schemaProblems } from '../engine/validate';
 
 const groups = policyGroups(scenarioSchema);

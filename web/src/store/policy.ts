@@ -505,3 +505,10 @@ export function parseScenarioValue(text: string): JsonValue | undefined {
     return undefined;
   }
 }
+
+/** The scenario text a run with these overrides loads (the file's own text when there are none). */
+export function runText(fileText: string, overrides: PolicyOverrides): string | undefined {
+  if (Object.keys(overrides).length === 0) return fileText;
+  const value = parseScenarioValue(fileText);
+  return value === undefined ? undefined : JSON.stringify(withOverrides(value, overrides), null, 2);
+}

@@ -11,7 +11,7 @@ import type { BandwidthFigures, CacheMisses } from '../engine/protocol';
 import type { SummaryRunner } from '../engine/sweepClient';
 import type { AppState, AppStore } from './app';
 import { createStore, type Store } from './store';
-import { runText } from './controller';
+import { runText } from './policy';
 import { parseScenarioValue, valueAtPath, type JsonValue } from './policy';
 import { seedOf } from './share';
 

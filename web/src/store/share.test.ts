@@ -114,7 +114,32 @@ describe('share links', () => {
 
   it('says that the events count went with a time it could not read', async () => {
     const decoded = await decodeShareHash('#v=1&scenario=teaching-small&t=12x&e=5', context);
-    expect(decoded.problems).toEqual([{ path: 't', message: 'expected a time in nanoseconds, got `12x`; started at 0 (`e`, the events up to that time, was not used either)' }]);
+    expect(decoded.problems).toEqual([{ path: 't', message: 'expected a time in whole nanoseconds, got `12x`; started at 0 (`e`, the events up to that time, was not used either)' }]);
+  });
+
+  it('names a part it does not read, a part given twice, and an `e` without a `t`', async () => {
+    const typo = await decodeShareHash('#v=1&scenario=teaching-small&sed=7&sped=1&zz=1', context);
+    expect(typo.problems).toEqual([
+      { path: 'sed', message: 'is not a part of a schedlab link; ignored (did you mean `seed`?)' },
+      { path: 'sped', message: 'is not a part of a schedlab link; ignored (did you mean `speed`?)' },
+      { path: 'zz', message: 'is not a part of a schedlab link; ignored' },
+    ]);
+    const twice = await decodeShareHash('#v=1&scenario=teaching-small&seed=1&seed=2', context);
+    expect(twice.problems).toEqual([{ path: 'seed', message: 'is given more than once; used the first, `1`, not `2`' }]);
+    expect(twice.state.seed).toBe(1);
+    const events = await decodeShareHash('#v=1&scenario=teaching-small&e=100', context);
+    expect(events.problems).toEqual([{ path: 'e', message: 'counts the events up to the time `t`, and the link has no `t`; ignored' }]);
+    const both = await decodeShareHash(`#v=1&scenario=hackbench-7950x&text=${await compressText(text('teaching-small'))}`, context);
+    expect(both.problems).toEqual([{ path: 'scenario', message: 'the link has both `text` and `scenario`; opened the text, which holds the scenario itself' }]);
+  });
+
+  it('reads `t` as whole nanoseconds, as it writes it', async () => {
+    for (const t of ['1.5e8', '0x10', '1e30', '12.5']) {
+      const decoded = await decodeShareHash(`#v=1&scenario=teaching-small&t=${t}`, context);
+      expect(decoded.problems).toEqual([{ path: 't', message: `expected a time in whole nanoseconds, got \`${t}\`; started at 0` }]);
+      expect(decoded.state.playhead).toBeUndefined();
+    }
+    expect((await decodeShareHash('#v=1&scenario=teaching-small&t=150000000', context)).state.playhead?.timeNs).toBe(150000000);
   });
 
   it('falls back to the default scenario for corrupt text', async () => {
@@ -160,7 +185,7 @@ describe('share links', () => {
     expect(negative.state.scenario).toEqual({ kind: 'bundled', id: 'teaching-small' });
     expect(negative.problems).toEqual([{ path: 't', message: 'the time must be at least 0 ns, got -5; started at 0' }]);
     const words = await decodeShareHash('#v=1&scenario=teaching-small&t=soon', context);
-    expect(words.problems).toEqual([{ path: 't', message: 'expected a time in nanoseconds, got `soon`; started at 0' }]);
+    expect(words.problems).toEqual([{ path: 't', message: 'expected a time in whole nanoseconds, got `soon`; started at 0' }]);
   });
 
   it('says what is wrong with the speed, the seed, the events and the format, and reads on', async () => {

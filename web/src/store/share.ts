@@ -17,6 +17,7 @@ import type { ScenarioProblem } from '../engine/protocol';
 import type { SimTimeNs } from '../base/types';
 import { simTimeNs } from '../base/types';
 import { unreachable } from '../base/types';
+import { editDistance } from '../base/text';
 import { parseControlInput, parseScenarioValue, settingText, type PolicyControl, type PolicyOverrides, type SettingValue } from './policy';
 import { MAX_SPAN_NS, MIN_SPAN_NS, type TimelineView } from './timeline';
 
@@ -258,6 +259,21 @@ function nearby(path: string, controls: readonly PolicyControl[]): string {
   return siblings.length > 0 ? ` (there: ${siblings.join(', ')})` : '';
 }
 
+/** The part of a link a mistyped key most likely meant (`sed`: `seed`), if any. */
+function nearestKey(key: string): string | undefined {
+  const prefix = (known: string) => {
+    let n = 0;
+    while (n < key.length && key[n] === known[n]) n++;
+    return n;
+  };
+  // One-letter parts (`v`, `t`, `e`) are near every short typo: they are not guessed.
+  const near = KEYS.filter((known) => known.length >= 3)
+    .map((known) => ({ known, distance: editDistance(key, known) }))
+    .filter(({ known, distance }) => distance <= (known.length <= 4 ? 1 : 2))
+    .sort((a, b) => a.distance - b.distance || prefix(b.known) - prefix(a.known));
+  return near[0]?.known;
+}
+
 /** A non-negative whole number, as a link writes it. */
 function wholeNumber(text: string): number | undefined {
   if (!/^\d+$/.test(text)) return undefined;
@@ -282,6 +298,21 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
     };
   }
   const problems: ScenarioProblem[] = [];
+  // A part this version does not read (a typo, `sed=7`) is said, not silently dropped;
+  // a part given twice is read once, the first.
+  const seen = new Set<string>();
+  for (const [key, value] of params) {
+    if (!(KEYS as readonly string[]).includes(key)) {
+      const near = nearestKey(key);
+      problems.push({ path: key, message: `is not a part of a schedlab link; ignored${near ? ` (did you mean \`${near}\`?)` : ''}` });
+    } else if (key !== 'set' && key !== 'bset' && seen.has(key)) {
+      problems.push({ path: key, message: `is given more than once; used the first, ${given(params.get(key) ?? '')}, not ${given(value)}` });
+    }
+    seen.add(key);
+  }
+  if (params.has('text') && params.has('scenario')) {
+    problems.push({ path: 'scenario', message: 'the link has both `text` and `scenario`; opened the text, which holds the scenario itself' });
+  }
 
   const version = params.get('v');
   if (version !== null && version !== String(SHARE_FORMAT)) {
@@ -334,12 +365,16 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
   const timeText = params.get('t');
   // `e` counts events up to `t`: without a time it is not used either.
   const withEvents = params.has('e') ? ' (`e`, the events up to that time, was not used either)' : '';
+  if (timeText === null && params.has('e')) {
+    problems.push({ path: 'e', message: 'counts the events up to the time `t`, and the link has no `t`; ignored' });
+  }
   if (timeText !== null) {
-    const time = Number(timeText);
-    if (timeText.trim() === '' || !Number.isFinite(time)) {
-      problems.push({ path: 't', message: `expected a time in nanoseconds, got ${given(timeText)}; started at 0${withEvents}` });
-    } else if (time < 0) {
+    // Written as whole nanoseconds, as `seed` and `e` are: `1.5e8` and `0x10` are not.
+    const time = wholeNumber(timeText);
+    if (/^-\d+$/.test(timeText)) {
       problems.push({ path: 't', message: `the time must be at least 0 ns, got ${timeText}; started at 0${withEvents}` });
+    } else if (time === undefined) {
+      problems.push({ path: 't', message: `expected a time in whole nanoseconds, got ${given(timeText)}; started at 0${withEvents}` });
     } else {
       let events: number | undefined;
       const eventsText = params.get('e');
@@ -347,7 +382,7 @@ export async function decodeShareHash(hash: string, context: ShareContext): Prom
         events = wholeNumber(eventsText);
         if (events === undefined) problems.push({ path: 'e', message: `expected a whole number of events at least 0, got ${given(eventsText)}; ran to time t only` });
       }
-      playhead = { timeNs: simTimeNs(Math.round(time)), events };
+      playhead = { timeNs: simTimeNs(time), events };
     }
   }
 
