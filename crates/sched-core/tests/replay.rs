@@ -944,13 +944,34 @@ fn a_clock_going_back_on_one_cpu_is_told_from_the_order_across_cpus() {
     // The first event behind its own CPU's last one, not the first out of order overall.
     assert_eq!(warning.line, Some(4));
     assert!(
-        warning
-            .message
-            .contains("1 of them on their own CPU (the first: CPU 2)")
-            && warning.message.contains("two logs pasted together"),
+        warning.message.contains(
+            "1 of them on their own CPU (the first: CPU 2, earlier than line 2, at 100.000200)"
+        ) && warning.message.contains("two logs pasted together"),
         "{}",
         warning.message
     );
+    // One line whose time is far ahead: every later line of its CPU goes back, and
+    // the warning names that line, the one to look at.
+    let ahead = log
+        .lines()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("100.000200", "99999.000000");
+    let tail = "\n               a-10      [002] d..2.   100.000300: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120\n";
+    let report = parse(&format!("{ahead}{tail}")).report;
+    assert_eq!(report.warnings[0].line, Some(4));
+    assert!(
+        report.warnings[0]
+            .message
+            .contains("earlier than line 2, at 99999.000000")
+            && report.warnings[0]
+                .message
+                .contains("a line whose time is wrong"),
+        "{}",
+        report.warnings[0].message
+    );
+
     // Across CPUs alone: the usual per-CPU buffers' order, said as such.
     let across = parse(&log.lines().take(3).collect::<Vec<_>>().join("\n")).report;
     assert_eq!(across.out_of_order, 1);

@@ -116,6 +116,14 @@ fn integer_range(text: &str) -> Result<std::ops::RangeInclusive<i64>, String> {
 /// the field last), and a value listed twice would run the same point twice.
 pub fn check_vary_list(vary: &[Vary]) -> Result<(), String> {
     for (position, flag) in vary.iter().enumerate() {
+        // Each run's seed is the seed list's: a varied `seed` would be overwritten, and
+        // its points would be the same runs.
+        if flag.path == "seed" {
+            return Err(
+                "`seed` is not varied: each point runs every seed of the seed list (`--seeds`, the app's Seeds field); list the seeds there"
+                    .into(),
+            );
+        }
         if let Some(earlier) = vary[..position]
             .iter()
             .find(|other| other.path == flag.path)
@@ -312,7 +320,7 @@ mod tests {
             "`kernel` is varied twice (`kernel=4.6` and `kernel=6.5`): give its values in one list, `kernel=4.6,6.5`"
         );
         let repeated = [
-            parse_vary("seed=1").unwrap(),
+            parse_vary("duration_ms=100").unwrap(),
             parse_vary("knobs.hz=100, 250,100").unwrap(),
         ];
         assert_eq!(
@@ -358,6 +366,9 @@ mod tests {
         assert_eq!(check_vary_list(&[vary]), Ok(()));
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
         assert_eq!(parse_seeds("0..99999").unwrap().0.len(), 100_000);
+        assert!(check_vary_list(&[parse_vary("seed=1,2").unwrap()])
+            .unwrap_err()
+            .contains("list the seeds there"));
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
         assert!(check_vary_list(&[parse_vary("a=1,2, 1").unwrap()])
             .unwrap_err()

@@ -531,13 +531,14 @@ pub struct Parser {
     report: ParseReport,
     max_ts: u64,
     first_out_of_order: Option<u64>,
-    /// Each CPU's latest event time (index: CPU), to tell a clock that went back on
-    /// one CPU (or two logs pasted together) from the usual order across CPUs.
-    cpu_last_ts: Vec<u64>,
+    /// Each CPU's latest event time and its line (index: CPU), to tell a clock that
+    /// went back on one CPU (or two logs pasted together) from the usual order across
+    /// CPUs.
+    cpu_last_ts: Vec<(u64, u64)>,
     /// Events earlier than the one before them on their own CPU: how many, and the
-    /// first's line and CPU.
+    /// first's line, CPU, and the line and time it is earlier than.
     same_cpu_backwards: u64,
-    first_same_cpu_backwards: Option<(u64, u32)>,
+    first_same_cpu_backwards: Option<(u64, u32, u64, u64)>,
     /// `perf script` headers' tids and comms, named as tasks only at `finish`: a
     /// header tid can be from inside a PID namespace.
     perf_header_tasks: HashMap<u32, String>,
@@ -911,17 +912,24 @@ impl Parser {
             let were = if count == 1 { "event is" } else { "events are" };
             let line = self.first_out_of_order;
             match self.first_same_cpu_backwards {
-                Some((first, cpu)) => {
+                Some((first, cpu, ahead_line, ahead_ts)) => {
                     let same = self.same_cpu_backwards;
+                    // The line it is earlier than: one line far ahead of its CPU's others
+                    // (a bad timestamp) shows as every later line going back.
+                    let ahead = format!(
+                        "line {ahead_line}, at {}.{:06}",
+                        ahead_ts / 1_000_000_000,
+                        ahead_ts % 1_000_000_000 / 1_000
+                    );
                     let which = if count == 1 {
-                        format!("1 event is earlier than a line before it, on its own CPU (CPU {cpu})")
+                        format!("1 event is earlier than a line before it on its own CPU (CPU {cpu}, {ahead})")
                     } else {
-                        format!("{count} events are earlier than a line before them, {same} of them on their own CPU (the first: CPU {cpu})")
+                        format!("{count} events are earlier than a line before them, {same} of them on their own CPU (the first: CPU {cpu}, earlier than {ahead})")
                     };
                     self.warn(
                         Some(first),
                         format!(
-                            "{which}: a clock that went back, or two logs pasted together? Events were sorted by time, so figures across that point may be wrong"
+                            "{which}: a clock that went back, a line whose time is wrong, or two logs pasted together? Events were sorted by time, so figures across that point may be wrong"
                         ),
                     );
                 }
@@ -1511,18 +1519,25 @@ impl Parser {
         // (CPUs are below MAX_CPUS here: a larger number is refused as its line is read.)
         let cpu = head.cpu as usize;
         if self.cpu_last_ts.len() <= cpu {
-            self.cpu_last_ts.resize(cpu + 1, 0);
+            self.cpu_last_ts.resize(cpu + 1, (0, 0));
         }
         if head.ts_ns < self.max_ts {
             self.report.out_of_order += 1;
             self.first_out_of_order.get_or_insert(line_no);
-            if head.ts_ns < self.cpu_last_ts[cpu] {
+            let (latest, latest_line) = self.cpu_last_ts[cpu];
+            if head.ts_ns < latest {
                 self.same_cpu_backwards += 1;
-                self.first_same_cpu_backwards
-                    .get_or_insert((line_no, head.cpu));
+                self.first_same_cpu_backwards.get_or_insert((
+                    line_no,
+                    head.cpu,
+                    latest_line,
+                    latest,
+                ));
             }
         }
-        self.cpu_last_ts[cpu] = self.cpu_last_ts[cpu].max(head.ts_ns);
+        if head.ts_ns >= self.cpu_last_ts[cpu].0 {
+            self.cpu_last_ts[cpu] = (head.ts_ns, line_no);
+        }
         self.max_ts = self.max_ts.max(head.ts_ns);
         self.events.push(Event {
             ts_ns: head.ts_ns,
