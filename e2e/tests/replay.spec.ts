@@ -180,6 +180,15 @@ test('a gzip-compressed log file opens, and garbage gives a message, not a crash
   await replay.getByRole('button', { name: 'Replay', exact: true }).click();
   await expect(replay.getByRole('alert')).toContainText('broken.gz is not a whole gzip file');
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('log');
+  // Whether any text came out before the break is said: none from a bare header, some
+  // from the first half of a longer archive.
+  await replay.getByLabel('Open a log file').setInputFiles({ name: 'header.gz', mimeType: 'application/gzip', buffer: gzipSync(log).subarray(0, 10) });
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByRole('alert')).toContainText('nothing could be read from it');
+  const longer = gzipSync(Buffer.concat(Array.from({ length: 200 }, () => log)));
+  await replay.getByLabel('Open a log file').setInputFiles({ name: 'half.gz', mimeType: 'application/gzip', buffer: longer.subarray(0, Math.floor(longer.length / 2)) });
+  await replay.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expect(replay.getByRole('alert')).toContainText(/half\.gz is not a whole gzip file .* of text before the break were not played either/);
   await expect(page.getByTestId('log-source')).toContainText('trace.txt.gz');
 
   // A 10 MB line (minified JavaScript, say) before a cut line and one good line.

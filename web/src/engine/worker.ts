@@ -32,6 +32,7 @@ import { cgroupsOf, parseTraceLines, QUEUE_CPUS, QUEUE_MAX } from './protocol';
 import { slices } from './logSlices';
 import { parseScenarioText, schemaProblems } from './validate';
 import type { SimTimeNs } from '../base/types';
+import { formatBytes } from '../base/format';
 import { isGzip, type ReplayResult } from '../store/replay';
 import { guardEngine, rethrowTrap } from './failure';
 
@@ -277,11 +278,14 @@ const engine = {
     const wasm = await ensureWasm();
     const total = file.size;
     let read = 0;
+    /** Bytes of text handed to the parser (after decompression). */
+    let text = 0;
     const gzip = isGzip(new Uint8Array(await file.slice(0, 2).arrayBuffer()));
     const reader = new LogReader();
     let lastPost = 0;
     let parseMs = 0;
     const fed = (chunk: Uint8Array) => {
+      text += chunk.byteLength;
       const before = performance.now();
       reader.feed(chunk);
       const now = performance.now();
@@ -337,7 +341,10 @@ const engine = {
       rethrowTrap(error);
       reader.free();
       const why = error instanceof Error ? error.message : String(error);
-      return { ok: false, message: gzip ? `${name} is not a whole gzip file (${why}); what came before the break was not played` : `${name} could not be read: ${why}` };
+      if (!gzip) return { ok: false, message: `${name} could not be read: ${why}` };
+      // Nothing is played from a broken archive: say whether anything came out of it at all.
+      const before = text === 0 ? 'nothing could be read from it' : `the ${formatBytes(text)} of text before the break were not played either`;
+      return { ok: false, message: `${name} is not a whole gzip file (${why}); ${before}` };
     }
     progress?.({ read: total, total });
     const readMs = performance.now() - started;

@@ -124,6 +124,9 @@ describe('share links', () => {
       { path: 'sped', message: 'is not a part of a schedlab link; ignored (did you mean `speed`?)' },
       { path: 'zz', message: 'is not a part of a schedlab link; ignored' },
     ]);
+    const setTwice = await decodeShareHash('#v=1&scenario=teaching-small&set=kernel=5.2&set=kernel=4.6', context);
+    expect(setTwice.problems).toEqual([{ path: 'set kernel', message: 'is set more than once; used the first, `5.2`, not `4.6`' }]);
+    expect(setTwice.state.overrides).toEqual({ kernel: '5.2' });
     const twice = await decodeShareHash('#v=1&scenario=teaching-small&seed=1&seed=2', context);
     expect(twice.problems).toEqual([{ path: 'seed', message: 'is given more than once; used the first, `1`, not `2`' }]);
     expect(twice.state.seed).toBe(1);

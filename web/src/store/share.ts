@@ -229,6 +229,8 @@ export function readOverrides(
 ): { readonly overrides: PolicyOverrides; readonly problems: readonly ScenarioProblem[] } {
   const overrides: Record<string, SettingValue> = {};
   const problems: ScenarioProblem[] = [];
+  // A path set twice is read once, the first, as a link's other parts are.
+  const first = new Map<string, string>();
   for (const entry of entries) {
     const equals = entry.indexOf('=');
     if (equals <= 0) {
@@ -237,6 +239,12 @@ export function readOverrides(
     }
     const path = entry.slice(0, equals);
     const raw = entry.slice(equals + 1);
+    const earlier = first.get(path);
+    if (earlier !== undefined) {
+      problems.push({ path: `${where} ${path}`, message: `is set more than once; used the first, ${given(earlier)}, not ${given(raw)}` });
+      continue;
+    }
+    first.set(path, raw);
     const control = controls.find((candidate) => candidate.path === path);
     if (!control) {
       problems.push({ path: `${where} ${path}`, message: `the scenario schema has no policy setting \`${path}\`${nearby(path, controls)}; ignored` });
