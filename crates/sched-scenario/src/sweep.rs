@@ -242,15 +242,31 @@ pub struct PointScenario {
     pub scenario: Scenario,
 }
 
-/// Point `index`'s settings applied to `base` (a scenario as JSON), not yet checked
-/// as a scenario: the settings, each one's typed value, and the result. A value the
-/// schema's type refuses is said as `--vary PATH: message`.
-#[allow(clippy::type_complexity)]
-pub fn point_value(
-    base: &Value,
-    vary: &[Vary],
-    index: u64,
-) -> Result<(Vec<(String, String)>, Vec<(String, Value)>, Value), String> {
+/// Point `index`'s settings applied to a scenario, before it is checked as one.
+pub struct PointValue {
+    /// Each varied path and its value as written.
+    pub settings: Vec<(String, String)>,
+    /// Each varied path and its value as the schema types it.
+    pub typed: Vec<(String, Value)>,
+    /// The scenario with the settings applied, as JSON.
+    pub value: Value,
+}
+
+impl PointValue {
+    /// The point's settings as `PATH=VALUE` words, as a problem names the point.
+    pub fn label(&self) -> String {
+        let words: Vec<String> = self
+            .settings
+            .iter()
+            .map(|(path, value)| assignment(path, value))
+            .collect();
+        words.join(" ")
+    }
+}
+
+/// Applies point `index`'s settings to `base` (a scenario as JSON), not yet checked
+/// as a scenario. A value the schema's type refuses is said as `--vary PATH: message`.
+pub fn point_value(base: &Value, vary: &[Vary], index: u64) -> Result<PointValue, String> {
     let schema = schema_value();
     let settings = settings_of(vary, index);
     let mut scratch = base.clone();
@@ -276,33 +292,37 @@ pub fn point_value(
     if !problems.is_empty() {
         return Err(problems.join("\n"));
     }
-    Ok((settings, typed, scratch))
+    Ok(PointValue {
+        settings,
+        typed,
+        value: scratch,
+    })
+}
+
+/// Checks a point's scenario: a scenario the settings make wrong is said with the
+/// point's settings.
+pub fn check_point(point: &PointValue, index: u64) -> Result<Scenario, String> {
+    scenario_from_value(&point.value).map_err(|errors| {
+        let first = errors
+            .iter()
+            .map(|error| format!("{}: {}", error.path, error.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        format!("point {index} ({}): {first}", point.label())
+    })
 }
 
 /// Applies point `index`'s settings to `base` (a scenario as JSON) and checks the
 /// result. A value the schema refuses is said as `--vary PATH: message`; a scenario
 /// the settings make wrong, with the point's settings.
 pub fn point_scenario(base: &Value, vary: &[Vary], index: u64) -> Result<PointScenario, String> {
-    let (settings, typed, scratch) = point_value(base, vary, index)?;
-    match scenario_from_value(&scratch) {
-        Ok(scenario) => Ok(PointScenario {
-            settings,
-            typed,
-            scenario,
-        }),
-        Err(errors) => {
-            let shown: Vec<String> = settings
-                .iter()
-                .map(|(path, value)| assignment(path, value))
-                .collect();
-            let first = errors
-                .iter()
-                .map(|error| format!("{}: {}", error.path, error.message))
-                .collect::<Vec<_>>()
-                .join("; ");
-            Err(format!("point {index} ({}): {first}", shown.join(" ")))
-        }
-    }
+    let point = point_value(base, vary, index)?;
+    let scenario = check_point(&point, index)?;
+    Ok(PointScenario {
+        settings: point.settings,
+        typed: point.typed,
+        scenario,
+    })
 }
 
 #[cfg(test)]

@@ -159,37 +159,30 @@ fn plan_points(
     use sched_scenario::sweep;
     let mut points = Vec::new();
     for index in 0..count {
-        match sweep::point_scenario(base, flags, index) {
-            Ok(point) => {
-                let set: serde_json::Map<String, serde_json::Value> =
-                    point.typed.into_iter().collect();
-                let scenario =
-                    serde_json::to_value(&point.scenario).map_err(|err| err.to_string())?;
-                // How the CLI names the point in a problem (the schema check is the
-                // sweep worker's: this build has no JSON Schema validator).
-                let label: Vec<String> = point
-                    .settings
-                    .iter()
-                    .map(|(path, value)| sweep::assignment(path, value))
-                    .collect();
-                points.push(json!({ "index": index, "set": set, "label": label.join(" "), "scenario": scenario }));
-            }
-            Err(message) => match sweep::point_value(base, flags, index) {
-                Ok((settings, _, raw)) => {
-                    let label: Vec<String> = settings
-                        .iter()
-                        .map(|(path, value)| sweep::assignment(path, value))
-                        .collect();
-                    points.push(json!({ "index": index, "set": {}, "label": label.join(" "), "scenario": raw, "refused": message }));
-                }
-                Err(message) => {
-                    for line in message.lines() {
-                        if !problems.iter().any(|seen| seen == line) {
-                            problems.push(line.to_string());
-                        }
+        let point = match sweep::point_value(base, flags, index) {
+            Ok(point) => point,
+            Err(message) => {
+                for line in message.lines() {
+                    if !problems.iter().any(|seen| seen == line) {
+                        problems.push(line.to_string());
                     }
                 }
-            },
+                continue;
+            }
+        };
+        // How the CLI names the point in a problem (the schema check is the sweep
+        // worker's: this build has no JSON Schema validator).
+        let label = point.label();
+        match sweep::check_point(&point, index) {
+            Ok(scenario) => {
+                let set: serde_json::Map<String, serde_json::Value> =
+                    point.typed.into_iter().collect();
+                let scenario = serde_json::to_value(&scenario).map_err(|err| err.to_string())?;
+                points.push(json!({ "index": index, "set": set, "label": label, "scenario": scenario }));
+            }
+            Err(refused) => points.push(
+                json!({ "index": index, "set": {}, "label": label, "scenario": point.value, "refused": refused }),
+            ),
         }
     }
     if !problems.is_empty() {

@@ -186,7 +186,6 @@ export function TopologyView({
               <span className="swatch line" style={{ background: DISTANCE_COLOR[distance] }} /> {DISTANCE_LABEL[distance]}
             </li>
           ))}
-
         </ul>
       )}
       {power && (

@@ -30,8 +30,8 @@ export function pointProblems(plan: Plan): string[] {
     const found = schemaProblems(point.scenario);
     // A point the model refused says the schema's problem when there is one (as the
     // CLI, which checks the schema first), and the model's otherwise.
-    if (found.length === 0 && point.refused === undefined) continue;
-    problems.add(found.length > 0 ? `point ${point.index} (${point.label}): ${found.map(formatProblem).join('; ')}` : point.refused ?? '');
+    if (found.length > 0) problems.add(`point ${point.index} (${point.label}): ${found.map(formatProblem).join('; ')}`);
+    else if (point.refused !== undefined) problems.add(point.refused);
   }
   return [...problems];
 }

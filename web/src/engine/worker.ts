@@ -278,14 +278,11 @@ const engine = {
     const wasm = await ensureWasm();
     const total = file.size;
     let read = 0;
-    /** Bytes of text handed to the parser (after decompression). */
-    let text = 0;
     const gzip = isGzip(new Uint8Array(await file.slice(0, 2).arrayBuffer()));
     const reader = new LogReader();
     let lastPost = 0;
     let parseMs = 0;
     const fed = (chunk: Uint8Array) => {
-      text += chunk.byteLength;
       const before = performance.now();
       reader.feed(chunk);
       const now = performance.now();
@@ -339,6 +336,8 @@ const engine = {
       }
     } catch (error) {
       rethrowTrap(error);
+      // The text the parser was given (after decompression), before the reader goes.
+      const text = reader.bytes();
       reader.free();
       const why = error instanceof Error ? error.message : String(error);
       if (!gzip) return { ok: false, message: `${name} could not be read: ${why}` };

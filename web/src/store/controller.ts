@@ -11,6 +11,7 @@ import type { Frame, LayoutResult, LoadedScenario, LoadResult, LogFilter, LogOpe
 import { appendTrace, SPEEDS, type AppState, type AppStore, type CatchUp, type EngineTrouble, type Notice } from './app';
 import { mayExplain, NO_INSPECTION, notExplainable, selectionOf, type Inspection as AppInspection } from './inspector';
 import { NO_OVERRIDES, runText, type PolicyOverrides } from './policy';
+import { editedName } from './keep';
 import { perShardContention, shardLockContention } from './shards';
 import { FOLLOW_VIEW, SliceStore, type SliceMark, type TimelineView } from './timeline';
 import { FrequencySeries, parseFramePower, powerOn } from './power';
@@ -188,10 +189,6 @@ function unapplied(state: Pick<AppState, 'scenarioText' | 'fileText' | 'appliedT
   return state.scenarioText.trim() !== '' && state.scenarioText !== state.fileText && state.scenarioText !== state.appliedText;
 }
 
-/** How the set-aside note names the scenario an edit was of. */
-function editedName(id: string): string {
-  return id === 'custom' ? 'the edited scenario' : id === 'log' ? "the log's scenario" : id;
-}
 
 
 /** The page's stores at an engine snapshot (see `marks` in `createController`). */

@@ -145,6 +145,11 @@ export function startupPlan(link: DecodedLink | undefined, kept: RestoredSession
   return { from: 'default', state: defaultSession(context), editorText: undefined, problems: [] };
 }
 
+/** How the set-aside note names the scenario an edit was of (`custom`: edited text). */
+export function editedName(id: string): string {
+  return id === 'custom' ? 'the edited scenario' : id === 'log' ? "the log's scenario" : id;
+}
+
 /**
  * The edit a kept session had not applied, which a link with state is about to replace:
  * its editor text when that is neither the scenario's file nor the run it had loaded
@@ -157,7 +162,7 @@ export function unappliedKeptEdit(kept: RestoredSession | undefined, context: Sh
   const source = kept.state.scenario;
   const fileText = source.kind === 'text' ? source.text : context.scenarios.find((candidate) => candidate.id === source.id)?.text;
   if (fileText !== undefined && (text === fileText || text === runText(fileText, kept.state.overrides))) return undefined;
-  return { from: source.kind === 'text' ? 'the edited scenario' : source.id, text };
+  return { from: editedName(source.kind === 'text' ? 'custom' : source.id), text };
 }
 
 /** Whether two kept sessions are the same (so an unchanged state is not written again). */
