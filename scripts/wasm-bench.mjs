@@ -39,7 +39,7 @@ initSync({ module: readFileSync(`${pkg}/sched_wasm_bg.wasm`) });
 function resolved(testCase) {
   const text = readFileSync(`${root}scenarios/${testCase.scenario}.json`, 'utf8');
   if (testCase.set.length === 0) return text;
-  const plan = JSON.parse(sweep_plan(text, JSON.stringify(testCase.set), '1'));
+  const plan = JSON.parse(sweep_plan(text, JSON.stringify(testCase.set), '1', 1));
   const scenario = plan.points[0].scenario;
   // The sweep planner sets the seed per run; a bench run keeps the scenario's own.
   scenario.seed = JSON.parse(text).seed ?? scenario.seed;
