@@ -339,7 +339,8 @@ const engine = {
       // The text the parser was given (after decompression), before the reader goes.
       const text = reader.bytes();
       reader.free();
-      const why = error instanceof Error ? error.message : String(error);
+      // The browser's message is a sentence (`Compressed input was truncated.`): set in brackets, without its stop.
+      const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
       if (!gzip) return { ok: false, message: `${name} could not be read: ${why}` };
       // Nothing is played from a broken archive: say whether anything came out of it at all.
       const before = text === 0 ? 'nothing could be read from it' : `the ${formatBytes(text)} of text before the break were not played either`;
