@@ -278,4 +278,21 @@ describe('where a problem is in the text', () => {
     expect(describeAt(text, placed, formatProblem(placed))).toBe(formatProblem(placed));
     expect(lineColumnOf(text, offsetOfLineColumn(text, 2, 17))).toEqual({ line: 2, column: 17 });
   });
+
+  it('quotes a number as written where JSON.parse rounded it or made it Infinity', () => {
+    const at = (field: string, written: string) => {
+      const text = TEACHING.replace(/"duration_ms": [^,\n]+/, `"duration_ms": ${field === 'duration_ms' ? written : '100'}`).replace(/"seed": [^,\n]+/, `"seed": ${field === 'seed' ? written : '1'}`);
+      const problem = scenarioTextProblems(text).find((found) => found.path === field);
+      if (!problem) throw new Error(`no problem at ${field} for ${written}`);
+      return describeAt(text, problem, formatProblem(problem));
+    };
+    // JSON.parse reads these as 18446744073709552000 and Infinity (shown as null).
+    expect(at('seed', '18446744073709551616')).toMatch(/, got 18446744073709551616$/);
+    expect(at('duration_ms', '1e400')).toMatch(/, got 1e400$/);
+    expect(at('duration_ms', '-5')).toMatch(/^duration_ms: must be at least \d+, got -5$/);
+    // A message that does not quote the number is left as it is.
+    const text = TEACHING.replace(/"seed": [^,\n]+/, '"seed": "one"');
+    const problem = scenarioTextProblems(text).find((found) => found.path === 'seed');
+    expect(problem && describeAt(text, problem, formatProblem(problem))).toBe(problem && formatProblem(problem));
+  });
 });

@@ -132,6 +132,8 @@ interface ScanVisitor {
   key?(path: readonly PathSegment[], start: number): void;
   element?(path: readonly PathSegment[], start: number): void;
   container?(path: readonly PathSegment[], open: number): void;
+  /** A string, number or word value, with its path. */
+  scalar?(path: readonly PathSegment[], token: Token): void;
 }
 
 /** Whether a token, met with these frames open, is read as an object's key. */
@@ -218,7 +220,7 @@ function scan(text: string, visitor: ScanVisitor): void {
           top.state = 'colon';
           visitor.key?.([...top.path, token.text], token.start);
         } else {
-          valueStarts(token.start);
+          visitor.scalar?.(valueStarts(token.start), token);
           if (top?.type === 'object' && top.key !== undefined && token.kind === 'string') top.strings[top.key] = token.text;
           valueDone();
         }
@@ -722,9 +724,31 @@ export function problemOffset(text: string, problem: ScenarioProblem): number {
  * added to a syntax error whose message gives no position.
  */
 export function describeAt(text: string, problem: ScenarioProblem, formatted: string): string {
-  if (problem.path !== '' || !problem.message.startsWith('not valid JSON') || /line \d+|position \d+/.test(problem.message)) return formatted;
+  if (problem.path !== '') return asWritten(text, problem.path, formatted);
+  if (!problem.message.startsWith('not valid JSON') || /line \d+|position \d+/.test(problem.message)) return formatted;
   const offset = syntaxErrorOffset(text);
   if (offset === undefined) return formatted;
   const { line, column } = lineColumnOf(text, offset);
   return `${formatted} (line ${line}, column ${column})`;
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A message ending `got N`, where N is the number at `path` as `JSON.parse` read it,
+ * quotes it as the text wrote it: past 2^53 the parsed number is rounded
+ * (`18446744073709551616` reads as `18446744073709552000`), and past a double's range
+ * it is `Infinity`, which JSON shows as `null`.
+ */
+function asWritten(text: string, path: string, formatted: string): string {
+  if (!formatted.includes(', got ')) return formatted;
+  let written: string | undefined;
+  scan(text, {
+    scalar: (at, token) => {
+      if (written === undefined && token.kind === 'word' && dottedPath(at) === path) written = token.text;
+    },
+  });
+  if (written === undefined || !JSON_NUMBER.test(written)) return formatted;
+  const parsed = `got ${JSON.stringify(Number(written))}`;
+  return formatted.endsWith(parsed) ? `${formatted.slice(0, -parsed.length)}got ${written}` : formatted;
 }
