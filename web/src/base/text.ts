@@ -34,3 +34,55 @@ export function editDistance(a: string, b: string): number {
   }
   return rows[a.length]?.[b.length] ?? Number.POSITIVE_INFINITY;
 }
+
+/** A long text's start, for showing without laying out all of it: see `textPreview`. */
+export interface TextPreview {
+  /** The text shown: all of it, or its start. */
+  shown: string;
+  /** Whether `shown` is only the start. */
+  cut: boolean;
+  /** Characters (code points, as people count them) in `shown` and in the whole text. */
+  shownChars: number;
+  totalChars: number;
+}
+
+/** How far back from the limit a cut looks for a space, so that it does not end inside a word. */
+const WORD_END_REACH = 200;
+
+/**
+ * The text whole when it has at most `limit` UTF-16 units; else its start, at most
+ * `limit` units long: ended before the last space within reach of the limit (no word is
+ * cut in two), or at the limit itself when there is none (one very long word), and never
+ * between the two halves of a surrogate pair.
+ */
+export function textPreview(text: string, limit: number): TextPreview {
+  const totalChars = codePoints(text);
+  if (text.length <= limit) return { shown: text, cut: false, shownChars: totalChars, totalChars };
+  let end = limit;
+  // The cut goes before a space: the words before it are whole.
+  for (let at = limit; at > limit - WORD_END_REACH && at > 0; at--) {
+    if (/\s/.test(text[at] ?? '')) {
+      end = at;
+      break;
+    }
+  }
+  if (end === limit && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+  const shown = text.slice(0, end).trimEnd();
+  return { shown, cut: true, shownChars: codePoints(shown), totalChars };
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** Code points in a text: a surrogate pair (an emoji, say) counts once. */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (isHighSurrogate(text.charCodeAt(i)) && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count -= 1;
+      i += 1;
+    }
+  }
+  return count;
+}

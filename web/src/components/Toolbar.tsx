@@ -55,7 +55,7 @@ export function Toolbar({
 
   return (
     <div className="toolbar" role="toolbar" aria-label="Simulation controls">
-      <label className="field">
+      <label className="field scenario-field">
         <span>Scenario</span>
         <select
           {...pickerKeys}
