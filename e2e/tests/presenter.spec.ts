@@ -44,3 +44,24 @@ test('presenter mode: large type, fewer panels, the machine, charts, timeline an
   await expect(hint).toContainText('line in the event log');
   await expect(page.getByRole('region', { name: 'Sweep' })).toBeVisible();
 });
+
+test('presenter mode in an 800 px window: every control inside the toolbar, no button or label broken over two lines', async ({ page }) => {
+  await page.setViewportSize({ width: 800, height: 700 });
+  await openApp(page);
+  await page.getByRole('button', { name: 'Presenter mode' }).click();
+  const toolbar = page.getByRole('toolbar', { name: 'Simulation controls' });
+  const problems = await toolbar.evaluate((bar) => {
+    const edge = bar.getBoundingClientRect().right;
+    // One line of a label, and of a button: the Scenario label's and the Step button's heights.
+    const oneLine = (selector: string) => bar.querySelector(selector)?.getBoundingClientRect().height ?? 0;
+    const label = oneLine('.field > span');
+    const button = oneLine('button');
+    return [...bar.querySelectorAll<HTMLElement>('button, select, .field > span')].flatMap((element) => {
+      const box = element.getBoundingClientRect();
+      const name = element.textContent?.trim().slice(0, 24) || element.tagName;
+      const line = element.tagName === 'SPAN' ? label : element.tagName === 'BUTTON' ? button : Infinity;
+      return [...(box.right > edge + 1 ? [`${name}: past the toolbar's edge`] : []), ...(box.height > line * 1.4 ? [`${name}: on two lines`] : [])];
+    });
+  });
+  expect(problems).toEqual([]);
+});
