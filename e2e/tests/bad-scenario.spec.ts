@@ -7,8 +7,15 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   const original = await editor.inputValue();
   const broken = original.replace('"preset": "teaching-small"', '"preset": "teaching-small", "llcs_per_socket": 0');
   expect(broken).not.toBe(original);
+  // Apply stays where it is while the check under the text changes (its list appears a
+  // pause after typing): a click on Apply cannot land on a problem instead.
+  const apply = page.getByRole('button', { name: 'Apply scenario' });
+  const applyBelowText = () => apply.evaluate((button) => button.getBoundingClientRect().top - (document.querySelector('textarea[aria-label="Scenario JSON"]')?.getBoundingClientRect().top ?? 0));
+  const applyAt = await applyBelowText();
   await editor.fill(broken);
-  await page.getByRole('button', { name: 'Apply scenario' }).click();
+  await expect(page.getByRole('list', { name: 'Problems in the text' })).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
+  expect(await applyBelowText()).toBe(applyAt);
+  await apply.click();
   await waitIdle(page);
   const alert = page.getByRole('alert');
   await expect(alert).toContainText('topology.llcs_per_socket: must be at least 1, got 0');

@@ -346,11 +346,26 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           </div>
         )}
       </div>
-      {caret && (
-        <p className="editor-caret" data-testid="editor-caret" aria-hidden="true">
-          line {caret.line}, column {caret.column}
-        </p>
-      )}
+      {/* Apply right under the text, above the check: the check's list changes as typing
+          pauses, and a button below it would move under the pointer as it is clicked. */}
+      <div className="editor-actions">
+        <button
+          type="button"
+          onClick={() => {
+            const attempt = store.get().scenarioText;
+            setAttempted(attempt);
+            void controller.load('custom', attempt);
+          }}
+          disabled={status === 'loading'}
+        >
+          Apply scenario
+        </button>
+        {caret && (
+          <p className="editor-caret" data-testid="editor-caret" aria-hidden="true">
+            line {caret.line}, column {caret.column}
+          </p>
+        )}
+      </div>
       {started && (
         <div className={`editor-check${text === checkedText && !checking ? '' : ' checking'}`}>
           <p role="status" aria-label="Text check" className={check.length === 0 ? 'check-ok' : 'check-bad'}>
@@ -369,19 +384,6 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           )}
         </div>
       )}
-      <div className="editor-actions">
-        <button
-          type="button"
-          onClick={() => {
-            const attempt = store.get().scenarioText;
-            setAttempted(attempt);
-            void controller.load('custom', attempt);
-          }}
-          disabled={status === 'loading'}
-        >
-          Apply scenario
-        </button>
-      </div>
       {problems.length > 0 && (
         <div role="alert" className="problems">
           {attempted !== undefined && attempted !== text ? (
