@@ -7,7 +7,7 @@ import type { ErrorObject } from 'ajv/dist/2020';
 import validateScenario from 'virtual:scenario-validator';
 import schema from '../../../scenarios/scenario.schema.json';
 import type { ScenarioProblem } from './protocol';
-import { fieldSuggestions, syntaxErrorOffset } from '../store/completion';
+import { fieldSuggestions, syntaxErrorOffset, writtenScalar } from '../store/completion';
 import { editDistance, lineColumnOf } from '../base/text';
 
 /** The committed scenario schema: the Policy panel builds its controls from it. */
@@ -29,6 +29,20 @@ function join(path: string, field: string): string {
 
 function show(value: unknown): string {
   return typeof value === 'string' ? `"${value}"` : JSON.stringify(value);
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A value as the problem quotes it: a number as the text wrote it, when there is
+ * text, since JSON.parse rounds past 2^53 (`18446744073709551616` reads as
+ * `18446744073709552000`) and reads past a double's range as `Infinity`, which JSON
+ * shows as `null`.
+ */
+function quote(value: unknown, path: string, text: string | undefined): string {
+  if (typeof value !== 'number' || text === undefined) return show(value);
+  const written = writtenScalar(text, path);
+  return written !== undefined && JSON_NUMBER.test(written) ? written : show(value);
 }
 
 function typeName(value: unknown): string {
@@ -108,15 +122,15 @@ function narrow(errors: readonly ErrorObject[]): ErrorObject[] {
   return kept;
 }
 
-function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
+function describe(error: ErrorObject, root: unknown, text: string | undefined): ScenarioProblem[] {
   const path = dotted(error.instancePath);
   const value = valueAt(root, error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'minimum':
-      return [{ path, message: `must be at least ${String(params.limit)}, got ${show(value)}` }];
+      return [{ path, message: `must be at least ${String(params.limit)}, got ${quote(value, path, text)}` }];
     case 'maximum':
-      return [{ path, message: `must be at most ${String(params.limit)}, got ${show(value)}` }];
+      return [{ path, message: `must be at most ${String(params.limit)}, got ${quote(value, path, text)}` }];
     case 'minLength':
       return [{ path, message: `must be at least ${String(params.limit)} characters long, got ${show(value)}` }];
     case 'maxLength':
@@ -140,15 +154,15 @@ function describe(error: ErrorObject, root: unknown): ScenarioProblem[] {
       return [
         {
           path,
-          message: `must be one of ${(params.allowedValues as unknown[]).map(show).join(', ')}, got ${show(value)}`,
+          message: `must be one of ${(params.allowedValues as unknown[]).map(show).join(', ')}, got ${quote(value, path, text)}`,
         },
       ];
     case 'const':
-      return [{ path, message: `must be ${show(params.allowedValue)}, got ${show(value)}` }];
+      return [{ path, message: `must be ${show(params.allowedValue)}, got ${quote(value, path, text)}` }];
     case 'x-tags': {
       const tags = params.tags as string[];
       if (tags.length === 0) return [{ path, message: 'does not match any of the allowed forms' }];
-      return [{ path, message: `must be one of ${tags.join(', ')}, got ${show(value)}` }];
+      return [{ path, message: `must be one of ${tags.join(', ')}, got ${quote(value, path, text)}` }];
     }
     default:
       return [{ path, message: error.message ?? 'is not valid' }];
@@ -338,10 +352,13 @@ function openBrackets(text: string): number {
   return depth;
 }
 
-/** Schema problems of a parsed scenario, deduplicated, in document order. */
-export function schemaProblems(value: unknown): ScenarioProblem[] {
+/**
+ * Schema problems of a parsed scenario, deduplicated, in document order; given the
+ * text it was parsed from, a number is quoted as written.
+ */
+export function schemaProblems(value: unknown, text?: string): ScenarioProblem[] {
   if (validateScenario(value)) return [];
-  const problems = narrow(validateScenario.errors ?? []).flatMap((error) => describe(error, value));
+  const problems = narrow(validateScenario.errors ?? []).flatMap((error) => describe(error, value, text));
   const seen = new Set<string>();
   return problems.filter((problem) => {
     const key = `${problem.path}\u0000${problem.message}`;
@@ -354,7 +371,7 @@ export function schemaProblems(value: unknown): ScenarioProblem[] {
 /** Everything wrong with scenario text: its JSON syntax, else its schema problems (empty when valid). */
 export function scenarioTextProblems(text: string): ScenarioProblem[] {
   const parsed = parseScenarioText(text);
-  return 'problems' in parsed ? parsed.problems : schemaProblems(parsed.value);
+  return 'problems' in parsed ? parsed.problems : schemaProblems(parsed.value, text);
 }
 
 export function formatProblem(problem: ScenarioProblem): string {

@@ -244,7 +244,7 @@ const engine = {
   async load(text: string, name: string): Promise<LoadResult> {
     const parsed = parseScenarioText(text);
     if ('problems' in parsed) return { ok: false, problems: parsed.problems };
-    const problems = schemaProblems(parsed.value);
+    const problems = schemaProblems(parsed.value, text);
     if (problems.length > 0) return { ok: false, problems };
     await ensureWasm();
     let next: SimHandle;

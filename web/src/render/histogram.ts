@@ -6,7 +6,7 @@
 import { line, scaleBand, scaleLinear, select } from 'd3';
 import { chartLayer, drawXAxisLine, drawYGrid } from './axes';
 import { setAttrs, setText } from './d3set';
-import { formatGrouped } from '../base/format';
+import { formatCount } from '../base/format';
 
 export const HISTOGRAM_CHART = { height: 160, left: 64, right: 44, top: 10, bottom: 30 } as const;
 
@@ -47,7 +47,7 @@ export function bucketNearPixel(count: number, width: number, px: number): numbe
 export function bucketReadout(buckets: readonly Bucket[], index: number | undefined): string {
   const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
   const percent = (count: number) => `${total > 0 ? ((100 * count) / total).toFixed(1) : '0.0'} %`;
-  const wakeups = (count: number) => `${formatGrouped(count, 0)} ${count === 1 ? 'wakeup' : 'wakeups'}`;
+  const wakeups = (count: number) => `${formatCount(count)} ${count === 1 ? 'wakeup' : 'wakeups'}`;
   const bucket = index === undefined ? undefined : buckets[index];
   if (bucket === undefined || index === undefined) {
     if (total === 0) return 'no wakeup yet';

@@ -724,31 +724,20 @@ export function problemOffset(text: string, problem: ScenarioProblem): number {
  * added to a syntax error whose message gives no position.
  */
 export function describeAt(text: string, problem: ScenarioProblem, formatted: string): string {
-  if (problem.path !== '') return asWritten(text, problem.path, formatted);
-  if (!problem.message.startsWith('not valid JSON') || /line \d+|position \d+/.test(problem.message)) return formatted;
+  if (problem.path !== '' || !problem.message.startsWith('not valid JSON') || /line \d+|position \d+/.test(problem.message)) return formatted;
   const offset = syntaxErrorOffset(text);
   if (offset === undefined) return formatted;
   const { line, column } = lineColumnOf(text, offset);
   return `${formatted} (line ${line}, column ${column})`;
 }
 
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-/**
- * A message ending `got N`, where N is the number at `path` as `JSON.parse` read it,
- * quotes it as the text wrote it: past 2^53 the parsed number is rounded
- * (`18446744073709551616` reads as `18446744073709552000`), and past a double's range
- * it is `Infinity`, which JSON shows as `null`.
- */
-function asWritten(text: string, path: string, formatted: string): string {
-  if (!formatted.includes(', got ')) return formatted;
+/** The text of the first string, number or word value at dotted `path` (a string's without its quotes), if any. */
+export function writtenScalar(text: string, path: string): string | undefined {
   let written: string | undefined;
   scan(text, {
     scalar: (at, token) => {
-      if (written === undefined && token.kind === 'word' && dottedPath(at) === path) written = token.text;
+      if (written === undefined && dottedPath(at) === path) written = token.text;
     },
   });
-  if (written === undefined || !JSON_NUMBER.test(written)) return formatted;
-  const parsed = `got ${JSON.stringify(Number(written))}`;
-  return formatted.endsWith(parsed) ? `${formatted.slice(0, -parsed.length)}got ${written}` : formatted;
+  return written;
 }

@@ -2,7 +2,7 @@
  * The lock_stat view's model: the kernel's `/proc/lock_stat` columns, sorting the
  * classes by one of them, and each class's call sites. Pure: no React, no engine.
  */
-import { formatCount, formatGrouped } from '../base/format';
+import { formatCount, formatFixed } from '../base/format';
 import type { LockStatRow } from '../engine/protocol';
 import { unreachable } from '../base/types';
 
@@ -125,7 +125,7 @@ export function formatLockCell(row: LockStatRow, column: LockColumn): string {
     case 'count':
       return formatCount(Number(value));
     case 'time':
-      return formatGrouped(Number(value) / 1000, 2);
+      return formatFixed(Number(value) / 1000, 2);
     default:
       return unreachable(kind);
   }
