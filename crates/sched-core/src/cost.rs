@@ -102,6 +102,13 @@ pub struct CostsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = 100000))]
     pub shard_lock_hold_ns: Option<u64>,
+    /// Cache lines a message moves from the CPU that wrote it to the CPU that reads
+    /// it (a channel token: a socket's buffer and queue, a pipe's); each costs the
+    /// reader a lock line's bounce over the same distance, nothing between SMT
+    /// siblings (default 0: messages are free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 1024))]
+    pub message_lines: Option<u32>,
     /// The cores' clock, in MHz (default: the machine's nominal frequency). Work runs
     /// at `frequency_mhz / nominal`: half the clock, twice the time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,6 +132,7 @@ pub struct Costs {
     pub memory_node_gbps: u32,
     pub rq_lock_hold_ns: u64,
     pub shard_lock_hold_ns: u64,
+    pub message_lines: u32,
     /// Clock relative to nominal, in permille (1000 = nominal).
     pub frequency_permille: u32,
     pub frequency_mhz: u32,
@@ -169,6 +177,7 @@ impl CostsSpec {
             shard_lock_hold_ns: self
                 .shard_lock_hold_ns
                 .unwrap_or(DEFAULT_SHARD_LOCK_HOLD_NS),
+            message_lines: self.message_lines.unwrap_or(0),
         }
     }
 }
@@ -183,6 +192,17 @@ impl Costs {
             MigrationDistance::CrossNuma => self.refill_cross_numa_ns_per_mib,
         };
         footprint_kib * per_mib / 1024
+    }
+}
+
+impl Costs {
+    /// What reading a message written on a CPU `distance` away costs the reader.
+    /// Simplification: the same number of lines for every message, whatever its size.
+    pub fn message_ns(&self, distance: MigrationDistance) -> u64 {
+        match distance {
+            MigrationDistance::SameCpu | MigrationDistance::Smt => 0,
+            distance => self.message_lines as u64 * bounce_ns(distance),
+        }
     }
 }
 

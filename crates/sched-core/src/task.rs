@@ -146,6 +146,9 @@ pub struct Task {
     pub warm_cpu: Option<CpuId>,
     /// Cache refill still owed, added to its next burst of work (ns at full speed).
     pub refill_debt_ns: u64,
+    /// The CPU that wrote the message a post woke it with, read when it next runs
+    /// (only with `costs.message_lines`).
+    pub message_from: Option<CpuId>,
     /// Data it keeps in cache, in KiB (from its workload).
     pub footprint_kib: u64,
     /// TurboSched's "jitter" class (short bursts that may be packed).

@@ -198,3 +198,74 @@ fn an_enlist_takes_a_token_kept_from_an_earlier_post() {
         summary.sim_time_ns
     );
 }
+
+/// A writer pinned to `writer` posts 10 messages 20 us apart to a reader pinned to
+/// `reader`, which first works `reader_delay_us` (so the early messages wait as
+/// kept tokens) and then takes them one by one. Returns the refill the run charged
+/// and its trace hash.
+fn messages(writer: &str, reader: &str, lines: Option<u32>, reader_delay_us: f64) -> (u64, String) {
+    let work = |us: f64| Op::Run {
+        duration: Dist::fixed_us(us),
+        memory_bound: false,
+    };
+    let channel = || "m".to_string();
+    let writes = vec![Op::Loop {
+        count: Some(10),
+        body: vec![
+            work(20.0),
+            Op::Post {
+                channel: channel(),
+                count: 1,
+                sync: true,
+            },
+        ],
+    }];
+    let reads = vec![
+        work(reader_delay_us),
+        Op::Loop {
+            count: Some(10),
+            body: vec![Op::Wait { channel: channel() }, work(5.0)],
+        },
+    ];
+    let mut scenario = sharing_channels(
+        tasks("reader", 1, Some(reader), 0, reads),
+        tasks("writer", 1, Some(writer), 0, writes),
+    );
+    scenario.costs.message_lines = lines;
+    let sim = common::run_sim(&scenario);
+    (sim.summary("test").cache_refill_ns, sim.trace.hash_hex())
+}
+
+#[test]
+fn a_message_read_on_another_cpu_costs_its_lines_at_the_distance_they_travel() {
+    // teaching-small: CPUs 0 and 1 are SMT siblings, 0-3 one LLC, 4-7 the other.
+    // Eight lines a message: a lock line's bounce each (40 ns within the LLC, 120 ns
+    // across), nothing between siblings, whether the reader was woken by the post
+    // (no delay) or took a token kept while it worked (a 300 us delay).
+    for delay in [0.0, 300.0] {
+        assert_eq!(
+            messages("0", "1", Some(8), delay).0,
+            0,
+            "siblings, delay {delay}"
+        );
+        assert_eq!(
+            messages("0", "2", Some(8), delay).0,
+            10 * 8 * 40,
+            "same LLC, delay {delay}"
+        );
+        assert_eq!(
+            messages("0", "4", Some(8), delay).0,
+            10 * 8 * 120,
+            "other LLC, delay {delay}"
+        );
+    }
+    // Free by default: no lines, the same run as with none set.
+    let (refill, hash) = messages("0", "4", Some(0), 0.0);
+    assert_eq!(refill, 0);
+    assert_eq!(hash, messages("0", "4", None, 0.0).1);
+    assert_ne!(
+        hash,
+        messages("0", "4", Some(8), 0.0).1,
+        "the lines cost the reader time"
+    );
+}

@@ -174,6 +174,7 @@ impl Simulator {
                     pelt: Pelt::default(),
                     warm_cpu: None,
                     refill_debt_ns: 0,
+                    message_from: None,
                     footprint_kib: plan.footprint_kib,
                     jitter: plan.jitter,
                     uclamp_max: plan.uclamp_max,

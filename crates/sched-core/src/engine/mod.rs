@@ -87,6 +87,9 @@ pub enum Event {
 pub struct Channel {
     pub tokens: u64,
     pub waiters: VecDeque<TaskId>,
+    /// The writer's CPU of each token posted and not yet taken, oldest first (only
+    /// with `costs.message_lines`); tokens the channel starts with have none.
+    pub sources: VecDeque<CpuId>,
     /// For a barrier: when it last released its waiters (the start of the phase).
     pub last_release: SimTime,
 }

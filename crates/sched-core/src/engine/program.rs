@@ -24,6 +24,11 @@ impl Simulator {
         let task = &mut self.tasks[waiter.0 as usize];
         if task.word == WaitWord::Listed && task.state != TaskState::Blocked {
             task.word = WaitWord::Woken(stamp);
+            // Not asleep: it reads the message where it is.
+            if let (Some(from), TaskState::Running(at)) = (task.message_from, task.state) {
+                task.message_from = None;
+                self.note_message_read(waiter.0 as usize, from, at);
+            }
             return;
         }
         task.word = WaitWord::Clear;
@@ -41,6 +46,15 @@ impl Simulator {
             self.wake_waiter(waiter, cpu, task_id, false, self.now);
         }
         super::give_back(&mut self.waiters_scratch, waiters);
+    }
+
+    /// A token with a writer is taken on `cpu`: the oldest one, since tokens the
+    /// channel started with (which have none) are older than any posted.
+    #[inline(never)]
+    fn take_message(&mut self, channel: ChannelId, tidx: usize, cpu: CpuId) {
+        if let Some(from) = self.channels[channel.0 as usize].sources.pop_front() {
+            self.note_message_read(tidx, from, cpu);
+        }
     }
 
     /// A `WakeEach` walk is over: its box, its list empty, serves the next walk.
@@ -122,6 +136,9 @@ impl Simulator {
                     let chan = &mut self.channels[channel.0 as usize];
                     if chan.tokens > 0 {
                         chan.tokens -= 1;
+                        if chan.tokens < chan.sources.len() as u64 {
+                            self.take_message(channel, tidx, cpu);
+                        }
                         continue;
                     }
                     chan.waiters.push_back(task_id);
@@ -131,8 +148,19 @@ impl Simulator {
                 Instr::Post(channel, count, sync) => {
                     for _ in 0..count {
                         match self.channels[channel.0 as usize].waiters.pop_front() {
-                            Some(waiter) => self.wake_waiter(waiter, cpu, task_id, sync, self.now),
-                            None => self.channels[channel.0 as usize].tokens += 1,
+                            Some(waiter) => {
+                                if self.costs.message_lines > 0 {
+                                    self.tasks[waiter.0 as usize].message_from = Some(cpu);
+                                }
+                                self.wake_waiter(waiter, cpu, task_id, sync, self.now)
+                            }
+                            None => {
+                                let chan = &mut self.channels[channel.0 as usize];
+                                chan.tokens += 1;
+                                if self.costs.message_lines > 0 {
+                                    chan.sources.push_back(cpu);
+                                }
+                            }
                         }
                     }
                 }
@@ -143,6 +171,9 @@ impl Simulator {
                     let chan = &mut self.channels[channel.0 as usize];
                     if chan.tokens > 0 {
                         chan.tokens -= 1;
+                        if chan.tokens < chan.sources.len() as u64 {
+                            self.take_message(channel, tidx, cpu);
+                        }
                         self.tasks[tidx].word = WaitWord::Woken(self.now);
                     } else {
                         chan.waiters.push_back(task_id);
@@ -194,7 +225,11 @@ impl Simulator {
                     self.start_burst(task_id, cpu, work, false);
                     return;
                 }
-                Instr::Reset(channel) => self.channels[channel.0 as usize].tokens = 0,
+                Instr::Reset(channel) => {
+                    let chan = &mut self.channels[channel.0 as usize];
+                    chan.tokens = 0;
+                    chan.sources.clear();
+                }
                 Instr::Barrier(channel, parties, label) => {
                     let chan = &mut self.channels[channel.0 as usize];
                     if chan.tokens + 1 < parties as u64 {

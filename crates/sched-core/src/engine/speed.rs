@@ -24,6 +24,9 @@ impl Simulator {
 
     /// A task about to run on `cpu` owes a cache refill if its data is warm elsewhere.
     pub(crate) fn note_cache_refill(&mut self, task_id: TaskId, cpu: CpuId) {
+        if let Some(from) = self.tasks[task_id.0 as usize].message_from.take() {
+            self.note_message_read(task_id.0 as usize, from, cpu);
+        }
         let task = &self.tasks[task_id.0 as usize];
         let Some(warm) = task.warm_cpu else {
             self.tasks[task_id.0 as usize].warm_cpu = Some(cpu);
@@ -38,6 +41,17 @@ impl Simulator {
         let task = &mut self.tasks[task_id.0 as usize];
         task.refill_debt_ns += cost;
         task.warm_cpu = Some(cpu);
+        self.metrics.cache_refill_ns += cost;
+    }
+
+    /// A task on `cpu` reads a message written on `from` (`costs.message_lines`):
+    /// the lines move to this CPU's caches, owed with its next burst and counted as
+    /// cache refill.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn note_message_read(&mut self, tidx: usize, from: CpuId, cpu: CpuId) {
+        let cost = self.costs.message_ns(self.topology.distance(from, cpu));
+        self.tasks[tidx].refill_debt_ns += cost;
         self.metrics.cache_refill_ns += cost;
     }
 
