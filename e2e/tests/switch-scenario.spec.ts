@@ -75,7 +75,8 @@ test('a megabytes-long description shows its start in a box of twelve lines that
   await page.setViewportSize({ width: 1280, height: 800 });
   await chooseScenario(page, 'teaching-small');
   const editor = page.getByRole('textbox', { name: 'Scenario JSON' });
-  const scenario = JSON.parse(await editor.inputValue()) as { description: string };
+  const scenario = JSON.parse(await editor.inputValue()) as { title: string; description: string };
+  scenario.title = 'A very long description';
   const sentence = 'The scheduler places each woken task on the idle CPU nearest its waker. ';
   scenario.description = `START ${`${sentence.repeat(300)}${'x'.repeat(5000)} `.repeat(90)}END`;
   const total = scenario.description.length.toLocaleString('en-US');
@@ -83,6 +84,8 @@ test('a megabytes-long description shows its start in a box of twelve lines that
   await page.getByRole('button', { name: 'Apply scenario' }).click();
   await waitIdle(page);
   await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveValue('custom');
+  // The picker names it "Edited scenario"; its own title shows on hover.
+  await expect(page.getByRole('combobox', { name: 'Scenario' })).toHaveAttribute('title', 'Edited scenario: A very long description');
   await expect(description).toContainText('START The scheduler places');
   const note = page.getByTestId('scenario-description-cut');
   await expect(note).toContainText(`of ${total} characters`);
@@ -94,6 +97,12 @@ test('a megabytes-long description shows its start in a box of twelve lines that
   expect(cut.chars).toBeLessThanOrEqual(20_002);
   expect((await page.locator('svg[data-testid="machine"]').boundingBox())?.y ?? Infinity).toBeLessThan(800);
   await expect(description).toHaveAccessibleName('Scenario description');
+  // Space in the focused box scrolls it, as in any scrolling box, and does not play the run.
+  await description.focus();
+  await page.keyboard.press('Space');
+  await expect.poll(() => description.evaluate((box) => box.scrollTop)).toBeGreaterThan(0);
+  await expect(page.getByRole('button', { name: 'Play', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Pause' })).toHaveCount(0);
 
   // All of it: still in the box, and its last word can be scrolled into view there.
   await page.getByRole('button', { name: `Show all (${total} characters)` }).click();

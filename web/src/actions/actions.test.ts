@@ -15,4 +15,13 @@ describe('the page shortcuts', () => {
   it('leave a key that a widget took for itself (a chart read by the arrow keys)', () => {
     expect(actionForKey([step], key('ArrowRight', { defaultPrevented: true }))).toBeUndefined();
   });
+
+  it('leave Space to a focused box that scrolls, and still play from the rest of the page', () => {
+    const play: Action = { id: 'play-pause', name: 'Play or pause', keys: [' ', 'k'], perform: () => undefined } as Action;
+    const inBox = { closest: (selector: string) => (selector === '[role="region"][tabindex]' ? {} : null), tagName: 'P', isContentEditable: false };
+    const elsewhere = { closest: () => null, tagName: 'DIV', isContentEditable: false };
+    expect(actionForKey([play], key(' ', { target: inBox as unknown as EventTarget }))).toBeUndefined();
+    expect(actionForKey([play], key('k', { target: inBox as unknown as EventTarget }))?.id).toBe('play-pause');
+    expect(actionForKey([play], key(' ', { target: elsewhere as unknown as EventTarget }))?.id).toBe('play-pause');
+  });
 });

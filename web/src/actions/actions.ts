@@ -52,5 +52,7 @@ export function actionForKey(actions: readonly Action[], event: KeyboardEvent): 
   if (typeof document !== 'undefined' && document.querySelector('dialog[open]')) return undefined;
   // Space and Enter on a focused button, link or summary press it, as they do everywhere.
   if (target && typeof target.closest === 'function' && (event.key === ' ' || event.key === 'Enter') && target.closest('button, a[href], summary, [role="button"], [role="menuitem"]')) return undefined;
+  // Space on a focused box that scrolls (a long scenario description) scrolls it a page.
+  if (target && typeof target.closest === 'function' && event.key === ' ' && target.closest('[role="region"][tabindex]')) return undefined;
   return actions.find((action) => action.keys.includes(event.key));
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { AppStore, CatchUp } from '../store/app';
 import { SPEEDS } from '../store/app';
 import { DECISION_KINDS, type Controller, type DecisionKind } from '../store/controller';
@@ -38,6 +38,9 @@ export function Toolbar({
 }) {
   const scenarioId = useAppState(store, (s) => s.scenarioId);
   const shownScenario = bundledScenarios.find((scenario) => scenario.id === scenarioId);
+  const fileText = useAppState(store, (s) => s.fileText);
+  // Parsed once per applied text, not on each frame's render.
+  const customTitle = useMemo(() => (scenarioId === 'custom' ? editedTitle(fileText) : undefined), [scenarioId, fileText]);
   const playing = useAppState(store, (s) => s.playing);
   const speedIndex = useAppState(store, (s) => s.speedIndex);
   const status = useAppState(store, (s) => s.status);
@@ -62,7 +65,7 @@ export function Toolbar({
           aria-label="Scenario"
           value={scenarioId}
           // The whole name and title on hover: the closed picker may cut the title.
-          title={shownScenario ? `${shownScenario.id}: ${shownScenario.title}` : undefined}
+          title={shownScenario ? `${shownScenario.id}: ${shownScenario.title}` : customTitle}
           onChange={(event) => {
             const chosen = bundledScenarios.find((scenario) => scenario.id === event.target.value);
             if (chosen) void controller.load(chosen.id, chosen.text);
@@ -226,4 +229,15 @@ export function CatchUpNote({ store }: { store: AppStore }) {
       {what} to t = {formatTraceTime(simTimeNs(catchingUp.toNs))} s: {share} %
     </span>
   );
+}
+
+/** The hover title of an edited scenario: its own title, when its text gives one. */
+export function editedTitle(text: string): string {
+  let title: unknown;
+  try {
+    title = (JSON.parse(text) as { title?: unknown } | null)?.title;
+  } catch {
+    title = undefined;
+  }
+  return typeof title === 'string' && title.trim() !== '' ? `Edited scenario: ${title}` : 'Edited scenario';
 }
