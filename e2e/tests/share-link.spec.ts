@@ -114,6 +114,11 @@ test('a corrupt or outdated link says what was wrong and where, and opens the de
   await expect(outdated.getByRole('region', { name: 'Policy' }).getByRole('checkbox', { name: 'wake_affine.enabled' })).not.toBeChecked();
   await problems.getByRole('button', { name: 'Dismiss' }).click();
   await expect(problems).toHaveCount(0);
+  // The link stays in the address bar as it was written, to read or mend, until the user
+  // changes what runs; then it goes, so that a reload keeps that change.
+  expect(new URL(outdated.url()).hash).toBe('#v=1&scenario=teaching-small&t=-5&set=policy.no_such.knob=1&set=policy.wake_affine.enabled=false');
+  await outdated.getByRole('combobox', { name: 'Speed' }).selectOption('1/1000×');
+  await expect.poll(() => new URL(outdated.url()).hash).toBe('');
 
   const unknown = await openFresh(browser, `${baseURL}/#v=1&scenario=retired-scenario`);
   await expect(unknown.getByRole('alert', { name: 'Restore problems' })).toContainText('scenario: there is no scenario retired-scenario in this version of schedlab; opened teaching-small instead');

@@ -143,9 +143,9 @@ const TITLES: Readonly<Record<StartupPlan['from'], string>> = {
   default: 'The default scenario could not be opened.',
 };
 
-/** Opens what the plan says, then tells the user what could not be restored. */
-async function open(plan: StartupPlan): Promise<void> {
-  if (!DEFAULT_SCENARIO) return;
+/** Opens what the plan says, then tells the user what could not be restored; true when something could not. */
+async function open(plan: StartupPlan): Promise<boolean> {
+  if (!DEFAULT_SCENARIO) return false;
   const target = loadTarget(plan.state, SHARE_CONTEXT);
   const problems = await controller.restore({
     ...target,
@@ -165,14 +165,40 @@ async function open(plan: StartupPlan): Promise<void> {
   // be opened kept only its speed: the banner does not say the rest was restored.
   const nothingRead = all.some((problem) => problem.path === 'link' || (plan.from === 'link' && (problem.path === 'scenario' || problem.path === 'text')));
   controller.notify(all.length > 0 ? { title: TITLES[plan.from], problems: all, restDone: !nothingRead } : undefined);
+  return all.length > 0;
 }
 
-/** The link's state, read once; the hash is then cleared, so a reload keeps the user's later changes. */
+/** The link's state, read once. */
 async function linkInAddress() {
   if (location.hash === '' || location.hash === '#') return undefined;
-  const link = await decodeShareHash(location.hash, SHARE_CONTEXT);
-  history.replaceState(history.state, '', `${location.pathname}${location.search}`);
-  return link;
+  return decodeShareHash(location.hash, SHARE_CONTEXT);
+}
+
+let stopWatchingAddress: (() => void) | undefined;
+
+/**
+ * The link leaves the address bar once it has opened, so that a reload keeps the user's
+ * later changes. One that could not be opened exactly stays there as it was written, to
+ * read or mend, until the user changes what is kept (the scenario or its text, a policy
+ * setting, the speed).
+ */
+function settleAddress(hadProblems: boolean) {
+  stopWatchingAddress?.();
+  stopWatchingAddress = undefined;
+  if (location.hash === '' || location.hash === '#') return;
+  const clear = () => history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+  if (!hadProblems) {
+    clear();
+    return;
+  }
+  const opened = store.get();
+  const stop = store.subscribe(() => {
+    if (sameKept(opened, store.get())) return;
+    stop();
+    stopWatchingAddress = undefined;
+    clear();
+  });
+  stopWatchingAddress = stop;
 }
 
 /** Saves the session on every change of what is kept (the editor's text included, on each keystroke). */
@@ -212,7 +238,7 @@ async function start() {
   // What was typed in the panels comes back whatever opens (a link too).
   const typed = storage ? loadDrafts(storage) : undefined;
   if (typed) store.set({ drafts: typed.drafts });
-  await open(startupPlan(link, kept, SHARE_CONTEXT));
+  settleAddress(await open(startupPlan(link, kept, SHARE_CONTEXT)));
   // A link opened in a new tab replaces the last session: an edit it had not applied is
   // set aside, as a link pasted into an open tab sets it aside, not lost.
   const replaced = link?.hasState ? unappliedKeptEdit(saved, SHARE_CONTEXT) : undefined;
@@ -222,8 +248,9 @@ async function start() {
   if (storage) keepSession(storage);
   // A share link pasted into this tab's address bar changes only the hash.
   window.addEventListener('hashchange', () => {
-    void linkInAddress().then((next) => {
-      if (next?.hasState) return open(startupPlan(next, undefined, SHARE_CONTEXT));
+    void linkInAddress().then(async (next) => {
+      if (next?.hasState) settleAddress(await open(startupPlan(next, undefined, SHARE_CONTEXT)));
+      else settleAddress(false);
     });
   });
 }
