@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { openApp, waitIdle } from './helpers';
+import { chooseScenario, openApp, waitIdle } from './helpers';
 
 test('on a small machine each CPU shows its queued tasks themselves, as many as wait on it', async ({ page }) => {
   await openApp(page);
@@ -29,4 +29,33 @@ test('on a small machine each CPU shows its queued tasks themselves, as many as 
   // Each chip is a task's, in its colour.
   const chip = machine.locator('rect.queued').first();
   if ((await chip.count()) > 0) await expect(chip).toHaveAttribute('data-pid', /^\d+$/);
+});
+
+test('a CPU with more tasks waiting than its cell has chips for shows "+N" beside its number, not over it', async ({ page }) => {
+  await openApp(page);
+  // cgroup-weights runs dozens of tasks on the 8-CPU teaching machine: a dozen or more wait on some CPUs.
+  await chooseScenario(page, 'cgroup-weights');
+  const slider = page.getByRole('slider', { name: 'Playhead' });
+  await slider.focus();
+  const machine = page.locator('svg[data-testid="machine"]');
+  let counts = 0;
+  // A millisecond at a time from the start, while the groups' tasks crowd the CPUs they forked on.
+  for (let moment = 0; moment < 40 && counts < 3; moment++) {
+    await page.keyboard.press('ArrowRight');
+    await waitIdle(page);
+    const overlaps = await machine.locator('g.queue').evaluateAll((queues) =>
+      queues.flatMap((queue) => {
+        const more = queue.querySelector('text.queued-more');
+        const cpu = queue.getAttribute('data-cpu');
+        const label = [...(queue.ownerSVGElement?.querySelectorAll('text.cpu-label') ?? [])].find((text) => text.textContent === cpu);
+        if (!more || !label) return [];
+        const a = more.getBoundingClientRect();
+        const b = label.getBoundingClientRect();
+        return [{ cpu, more: more.textContent, apart: a.left >= b.right || a.right <= b.left || a.top >= b.bottom || a.bottom <= b.top }];
+      }),
+    );
+    counts += overlaps.length;
+    for (const overlap of overlaps) expect(overlap.apart, `CPU ${overlap.cpu}: ${overlap.more}`).toBe(true);
+  }
+  expect(counts).toBeGreaterThan(0);
 });

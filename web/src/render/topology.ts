@@ -59,6 +59,13 @@ export function parseQueues(flat: Uint32Array | undefined, nCpus: number): reado
 /** A queued task's chip on a CPU cell: its side and the gap between chips. */
 const CHIP = 12;
 const CHIP_GAP = 3;
+/** The room the CPU's number takes at its cell's top left, kept clear of chips and "+N". */
+const CPU_LABEL_ROOM = 22;
+
+/** About how wide "+N" is drawn (12 px bold with its outline): 7.5 px a character. */
+export function moreWidth(count: number): number {
+  return 3 + 7.5 * (String(count).length + 1);
+}
 
 
 
@@ -390,8 +397,11 @@ function drawQueues(layer: Selection<SVGGElement, string, SVGSVGElement, unknown
   groups.each(function (cell) {
     const queued = queues[cell.cpu] ?? [];
     const waiting = Math.max(queued.length, waitingOn(view, cell.cpu));
-    const room = Math.max(0, Math.floor((cell.width - 22 + CHIP_GAP) / (CHIP + CHIP_GAP)));
-    const shown = queued.slice(0, waiting > room ? Math.max(0, room - 1) : room);
+    const room = Math.max(0, Math.floor((cell.width - CPU_LABEL_ROOM + CHIP_GAP) / (CHIP + CHIP_GAP)));
+    let count = Math.min(queued.length, room);
+    // "+N" needs room of its own: fewer chips, rather than the count over the CPU's number.
+    while (count > 0 && waiting > count && count * (CHIP + CHIP_GAP) + 6 + moreWidth(waiting - count) > cell.width - CPU_LABEL_ROOM) count--;
+    const shown = queued.slice(0, count);
     const group = select(this);
     group
       .selectAll<SVGRectElement, number>('rect.queued')
