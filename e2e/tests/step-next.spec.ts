@@ -41,9 +41,11 @@ test('the main controls work from the keyboard alone, and ? lists every shortcut
   await page.keyboard.press('r');
   await waitIdle(page);
   await expect(page.getByTestId('sim-time')).toContainText('t = 0.000000 s');
+  // n stops at the next decision of the kind chosen, by default a wakeup placement: explained step by step.
+  await expect(page.getByRole('combobox', { name: 'Decision kind' })).toHaveValue('wakeup');
   await page.keyboard.press('n');
   await waitIdle(page);
-  await expect(page.getByRole('region', { name: 'Inspector' })).toContainText('sched_migrate_task');
+  await expect(page.getByRole('region', { name: 'Inspector' }).getByTestId('chosen-cpu')).toContainText(/CPU \d+ chosen/);
 
   await page.keyboard.press('?');
   const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });

@@ -192,7 +192,8 @@ export const initialState: AppState = {
   restoredFromNs: undefined,
   finishedAtNs: undefined,
   history: undefined,
-  nextDecision: 'migration',
+  // A wakeup placement first: the one the Inspector explains step by step, as its hint promises.
+  nextDecision: 'wakeup',
   shortcutsOpen: false,
   presenter: false,
   engineTrouble: undefined,
