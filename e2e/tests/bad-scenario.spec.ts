@@ -20,6 +20,8 @@ test('a bad scenario is explained and the typed text is kept', async ({ page }) 
   const alert = page.getByRole('alert');
   await expect(alert).toContainText('topology.llcs_per_socket: must be at least 1, got 0');
   await expect(alert).toContainText('Your edit was not applied; the previous run is still loaded and plays.');
+  // Brought into view: Apply sits low in the page, and a refusal under the fold would go unseen.
+  await expect(alert).toBeInViewport({ ratio: 1 });
   await expect(editor).toHaveValue(broken);
   // The problem is listed once on screen: in the check under the text, where a click
   // goes to it. The alert says so, and keeps its own list for screen readers only.

@@ -104,6 +104,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
   const status = useAppState(store, (s) => s.status);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const fieldRef = useRef<HTMLDivElement>(null);
+  const refusalRef = useRef<HTMLDivElement>(null);
   /** Where the cursor goes once the store's text is back in the textarea. */
   const pendingCursor = useRef<number | undefined>(undefined);
   const [suggest, setSuggest] = useState<Suggest | undefined>(undefined);
@@ -354,7 +355,10 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
           onClick={() => {
             const attempt = store.get().scenarioText;
             setAttempted(attempt);
-            void controller.load('custom', attempt);
+            void controller.load('custom', attempt).then((loaded) => {
+              // A refusal below the fold would go unseen: bring it into view.
+              if (!loaded) requestAnimationFrame(() => refusalRef.current?.scrollIntoView({ block: 'nearest' }));
+            });
           }}
           disabled={status === 'loading'}
         >
@@ -385,7 +389,7 @@ export function ScenarioEditor({ store, controller }: { store: AppStore; control
         </div>
       )}
       {problems.length > 0 && (
-        <div role="alert" className="problems">
+        <div role="alert" className="problems" ref={refusalRef}>
           {attempted !== undefined && attempted !== text ? (
             <p>
               Your last Apply was refused: {problems.length} problem{problems.length === 1 ? '' : 's'} in the text as it was then. The text has changed since; the check above is for it as it is now.
