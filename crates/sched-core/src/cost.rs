@@ -193,9 +193,7 @@ impl Costs {
         };
         footprint_kib * per_mib / 1024
     }
-}
 
-impl Costs {
     /// What reading a message written on a CPU `distance` away costs the reader.
     /// Simplification: the same number of lines for every message, whatever its size.
     pub fn message_ns(&self, distance: MigrationDistance) -> u64 {

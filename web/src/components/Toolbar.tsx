@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { AppStore, CatchUp } from '../store/app';
 import { SPEEDS } from '../store/app';
 import { DECISION_KINDS, type Controller, type DecisionKind } from '../store/controller';
-import { bundledScenarios, SERIES } from '../engine/scenarios';
+import { bundledScenarios, SERIES, titleOf } from '../engine/scenarios';
 import { useAppState } from './useStore';
 import { formatCount, formatTraceTime } from '../base/format';
 import { simTimeNs } from '../base/types';
@@ -233,11 +233,6 @@ export function CatchUpNote({ store }: { store: AppStore }) {
 
 /** The hover title of an edited scenario: its own title, when its text gives one. */
 export function editedTitle(text: string): string {
-  let title: unknown;
-  try {
-    title = (JSON.parse(text) as { title?: unknown } | null)?.title;
-  } catch {
-    title = undefined;
-  }
-  return typeof title === 'string' && title.trim() !== '' ? `Edited scenario: ${title}` : 'Edited scenario';
+  const title = titleOf(text);
+  return title.trim() !== '' ? `Edited scenario: ${title}` : 'Edited scenario';
 }

@@ -39,19 +39,24 @@ export function descriptionOf(text: string): string {
   }
 }
 
+/** A scenario text's title, when it is JSON with one (else empty). */
+export function titleOf(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { title?: unknown };
+    return typeof parsed.title === 'string' ? parsed.title : '';
+  } catch {
+    return '';
+  }
+}
+
 export const DEFAULT_SCENARIO_ID = 'teaching-small';
 
 export const bundledScenarios: readonly BundledScenario[] = Object.entries(files)
   .filter(([path]) => !path.endsWith('.schema.json'))
   .map(([path, text]) => {
     const id = path.split('/').pop()?.replace(/\.json$/, '') ?? path;
-    let title = id;
-    try {
-      const parsed = JSON.parse(text) as { title?: unknown };
-      if (typeof parsed.title === 'string') title = parsed.title;
-    } catch {
-      // A broken file still shows up; loading it reports the problem.
-    }
+    // A broken file still shows up, by its id; loading it reports the problem.
+    const title = titleOf(text) || id;
     return { id, title, description: descriptionOf(text), series: seriesOf(id, title), text };
   })
   .sort((a, b) => (a.id === DEFAULT_SCENARIO_ID ? -1 : b.id === DEFAULT_SCENARIO_ID ? 1 : a.id.localeCompare(b.id)));
